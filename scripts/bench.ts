@@ -1,0 +1,37 @@
+/**
+ * Runs every benchmark under `scripts/bench/` (each a Deno script that prints
+ * `name: metric=value` lines, ratios side by side against its baseline) and prints
+ * a summary. Each benchmark runs under a time limit.
+ *
+ * Usage: `deno run -A scripts/bench.ts [name-filter]`
+ *
+ * @module
+ */
+import { runCaptured } from "./lib/test-files.ts";
+
+const filter = Deno.args[0] ?? "";
+const benches: string[] = [];
+for await (const entry of Deno.readDir("scripts/bench")) {
+  if (entry.isFile && entry.name.endsWith(".bench.ts") && entry.name.includes(filter)) {
+    benches.push(`scripts/bench/${entry.name}`);
+  }
+}
+benches.sort();
+if (benches.length === 0) {
+  console.error(`No benchmark matches ${JSON.stringify(filter)}`);
+  Deno.exit(1);
+}
+const summary: string[] = [];
+let failed = 0;
+for (const bench of benches) {
+  console.log(`\n== ${bench}`);
+  const { code, output } = await runCaptured("deno", ["run", "-A", bench], 10 * 60 * 1000);
+  if (code !== 0) failed++;
+  summary.push(...output.split("\n").filter((line) => /^[a-z0-9-]+: \S+=/.test(line)));
+}
+console.log("\n== summary");
+for (const line of summary) console.log(line);
+if (failed > 0) {
+  console.error(`${failed} benchmark(s) failed`);
+  Deno.exit(1);
+}

@@ -1,0 +1,35 @@
+/** Where the entry points and the type-checked files are. @module */
+
+/** The module files listed in deno.json `exports`. */
+export async function entryPoints(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile("deno.json")) as {
+    exports: Record<string, string>;
+  };
+  return Object.values(config.exports);
+}
+
+/** Every TypeScript file the project owns: entries, src, plugin, test, scripts. */
+export async function typeCheckedFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(".")) {
+    if (entry.isFile && entry.name.endsWith(".ts")) files.push(entry.name);
+  }
+  for (const dir of ["src", "plugin", "test", "scripts"]) {
+    files.push(...await walkTs(dir));
+  }
+  return files.sort();
+}
+
+async function walkTs(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) out.push(...await walkTs(path));
+      else if (entry.name.endsWith(".ts")) out.push(path);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return out;
+}

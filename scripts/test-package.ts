@@ -1,0 +1,111 @@
+/**
+ * Proves the packaging: the JSR side publishes cleanly (dry run, no slow types), and
+ * the npm build packs, installs into a scratch project, imports on Node, and its types
+ * resolve under `tsc --strict` with NodeNext resolution. Each proof counts as a test;
+ * the closing line is `N passed, N failed`.
+ *
+ * Usage: `deno run -A scripts/test-package.ts`
+ *
+ * @module
+ */
+import { runCaptured } from "./lib/test-files.ts";
+
+const FIVE_MINUTES = 5 * 60 * 1000;
+const results: { name: string; ok: boolean }[] = [];
+const root = Deno.cwd();
+
+async function prove(name: string, command: string, args: string[], cwd = root): Promise<boolean> {
+  console.log(`\n== ${name}`);
+  const previous = Deno.cwd();
+  Deno.chdir(cwd);
+  try {
+    const { code } = await runCaptured(command, args, FIVE_MINUTES);
+    results.push({ name, ok: code === 0 });
+    return code === 0;
+  } finally {
+    Deno.chdir(previous);
+  }
+}
+
+await prove("deno publish --dry-run", "deno", ["publish", "--dry-run", "--allow-dirty"]);
+const built = await prove("npm run build", "deno", ["run", "-A", "scripts/build.ts"]);
+if (built) await proveInstalledPackage();
+
+const passed = results.filter((r) => r.ok).length;
+for (const r of results) console.log(`${r.ok ? "ok  " : "FAIL"} ${r.name}`);
+console.log(`${passed} passed, ${results.length - passed} failed`);
+if (passed !== results.length || results.length === 0) Deno.exit(1);
+
+async function proveInstalledPackage(): Promise<void> {
+  const scratch = await Deno.makeTempDir({ prefix: "package-smoke-" });
+  try {
+    const packed = await runCaptured(
+      "npm",
+      ["pack", `${root}/npm`, "--silent", "--pack-destination", scratch],
+      FIVE_MINUTES,
+      {},
+    );
+    const tarball = packed.output.trim().split("\n").pop() ?? "";
+    results.push({ name: "npm pack", ok: packed.code === 0 && tarball.endsWith(".tgz") });
+    if (packed.code !== 0) return;
+    await writeScratchProject(scratch);
+    const installed = await prove("npm install (scratch project)", "npm", [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      `./${tarball}`,
+      "@types/node@20",
+    ], scratch);
+    if (!installed) return;
+    await prove("import on Node", "node", ["smoke.mjs"], scratch);
+    await prove(
+      "types under tsc --strict (NodeNext)",
+      `${root}/node_modules/.bin/tsc`,
+      ["-p", "."],
+      scratch,
+    );
+  } finally {
+    await Deno.remove(scratch, { recursive: true });
+  }
+}
+
+async function writeScratchProject(dir: string): Promise<void> {
+  await Deno.writeTextFile(
+    `${dir}/package.json`,
+    JSON.stringify({ name: "scratch", private: true, type: "module" }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/smoke.mjs`,
+    [
+      'import * as pkg from "ai-sdk-provider-cursor";',
+      'if (typeof pkg.CursorError !== "function") throw new Error("CursorError missing from the package");',
+      'const error = new pkg.CursorError("network", "probe");',
+      'if (!error.retryable) throw new Error("CursorError axes are wrong");',
+      'console.log("imported", Object.keys(pkg).sort().join(", "));',
+    ].join("\n"),
+  );
+  await Deno.writeTextFile(
+    `${dir}/consumer.ts`,
+    [
+      'import { CursorError, type CursorErrorCode } from "ai-sdk-provider-cursor";',
+      'const code: CursorErrorCode = "network";',
+      'export const error: CursorError = new CursorError(code, "probe");',
+    ].join("\n"),
+  );
+  await Deno.writeTextFile(
+    `${dir}/tsconfig.json`,
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        target: "ES2022",
+        noEmit: true,
+        types: ["node"],
+        skipLibCheck: false,
+      },
+      files: ["consumer.ts"],
+    }),
+  );
+}

@@ -1,0 +1,79 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import { checkFile } from "./layers.ts";
+
+/** Tests run from the repository root on every runtime (bundled copies live elsewhere). */
+const ROOT = pathToFileURL(`${process.cwd()}/`);
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(new URL(dir, ROOT), { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    const path = dir === "." ? entry.name : `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...await sourceFiles(path));
+    else if (entry.name.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+describe("architecture", () => {
+  it("the source tree keeps its layers and its web-standard core", async () => {
+    const roots = (await readdir(ROOT)).filter((name) => name.endsWith(".ts"));
+    const files = [...roots, ...await sourceFiles("src"), ...await sourceFiles("plugin")];
+    assert.ok(files.length > 5, "expected to find the source files");
+    const violations = [];
+    for (const file of files) {
+      violations.push(...checkFile(file, await readFile(new URL(file, ROOT), "utf8")));
+    }
+    assert.deepEqual(violations.map((v) => `${v.file}:${v.line} ${v.message}`), []);
+  });
+
+  it("rejects node: imports in the core", () => {
+    const found = checkFile("src/protocol/x.ts", 'import { readFile } from "node:fs/promises";\n');
+    assert.equal(found.length, 1);
+    assert.match(found[0]?.message ?? "", /runtime module "node:fs\/promises"/);
+  });
+
+  it("rejects Deno and Bun globals in the core", () => {
+    assert.equal(checkFile("src/session/x.ts", "const a = Deno.env.get('X');\n").length, 1);
+    assert.equal(checkFile("src/provider/x.ts", "const b = Bun.file('x');\n").length, 1);
+  });
+
+  it("allows runtime APIs in adapters", () => {
+    assert.deepEqual(checkFile("src/adapters/node/x.ts", 'import http2 from "node:http2";\n'), []);
+  });
+
+  it("rejects imports that go up a layer", () => {
+    const found = checkFile("src/protocol/x.ts", 'import { y } from "../session/y.ts";\n');
+    assert.equal(found.length, 1);
+    assert.match(found[0]?.message ?? "", /layer src\/protocol imports higher layer src\/session/);
+    assert.equal(checkFile("src/core/x.ts", 'export { y } from "../provider/y.ts";\n').length, 1);
+    assert.equal(
+      checkFile("src/provider/x.ts", 'const m = await import("../../plugin/x.ts");\n').length,
+      1,
+    );
+  });
+
+  it("allows imports that go down", () => {
+    assert.deepEqual(checkFile("src/provider/x.ts", 'import { y } from "../protocol/y.ts";\n'), []);
+  });
+
+  it("keeps adapters out of the web-standard entry", () => {
+    assert.equal(checkFile("mod.ts", 'export * from "./src/adapters/node/x.ts";\n').length, 1);
+    assert.deepEqual(checkFile("node.ts", 'export * from "./src/adapters/node/x.ts";\n'), []);
+  });
+
+  it("keeps the emulator out of the product", () => {
+    assert.equal(
+      checkFile("src/adapters/x.ts", 'import { e } from "../testing/e.ts";\n').length,
+      1,
+    );
+  });
+});
