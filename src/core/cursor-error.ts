@@ -46,22 +46,22 @@ export interface CursorErrorDetail {
 /** Everything a {@link CursorError} can be built with besides its code and message. */
 export interface CursorErrorOptions {
   /** A retry may succeed (transient failure). Defaults from the code. */
-  readonly retryable?: boolean;
+  readonly retryable?: boolean | undefined;
   /**
    * Re-sending the same request cannot duplicate visible output or side effects.
    * Defaults to `false`: replay must be proven safe, never assumed.
    */
-  readonly replaySafe?: boolean;
+  readonly replaySafe?: boolean | undefined;
   /** The server asked to wait this long before retrying. */
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   /** The Connect code the failure arrived with, if any. */
-  readonly connectCode?: string;
+  readonly connectCode?: string | undefined;
   /** The HTTP status the failure arrived with, if any. */
-  readonly httpStatus?: number;
+  readonly httpStatus?: number | undefined;
   /** Cursor's error detail, if the server sent one. */
-  readonly detail?: CursorErrorDetail;
+  readonly detail?: CursorErrorDetail | undefined;
   /** The underlying failure. */
-  readonly cause?: unknown;
+  readonly cause?: unknown | undefined;
 }
 
 const TRANSIENT_CODES: ReadonlySet<CursorErrorCode> = new Set([

@@ -1,0 +1,73 @@
+/**
+ * Exchanging a `crsr_` API key for an access token (and a refresh token).
+ *
+ * @module
+ */
+import { CursorError } from "../core/cursor-error.ts";
+import { errorFromResponse } from "../transport/http-error.ts";
+
+/** Tokens returned by Cursor's auth endpoints. */
+export interface CursorTokens {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+}
+
+/**
+ * Exchanges an API key.
+ *
+ * @param apiKey A key starting with `crsr_`.
+ * @param options API base URL, fetch, deadline.
+ * @returns The tokens.
+ * @throws {CursorError} `unauthenticated` when the key is rejected, `network`/`timeout` on failures.
+ */
+export async function exchangeApiKey(
+  apiKey: string,
+  options: { apiBaseURL: string; fetch: typeof fetch; timeoutMs?: number; signal?: AbortSignal },
+): Promise<CursorTokens> {
+  if (!apiKey.startsWith("crsr_")) {
+    throw new CursorError("config", 'Invalid Cursor API key: it must start with "crsr_"');
+  }
+  let response: Response;
+  try {
+    response = await options.fetch(`${options.apiBaseURL}/auth/exchange_user_api_key`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ apiKey }),
+      signal: AbortSignal.any([
+        AbortSignal.timeout(options.timeoutMs ?? 5_000),
+        ...(options.signal ? [options.signal] : []),
+      ]),
+    });
+  } catch (cause) {
+    throw new CursorError("network", "Cannot reach Cursor to exchange the API key", {
+      cause,
+      replaySafe: true,
+    });
+  }
+  if (response.status === 401 || response.status === 403) {
+    await response.body?.cancel();
+    throw new CursorError("unauthenticated", "Cursor rejected the API key", {
+      httpStatus: response.status,
+    });
+  }
+  if (response.status !== 200) throw await errorFromResponse(response, "API key exchange");
+  return parseTokens(await response.json().catch(() => undefined), "API key exchange");
+}
+
+/**
+ * Reads `{accessToken, refreshToken}` (or `access_token`) from an auth response.
+ *
+ * @param json The parsed body.
+ * @param what What was called, for the message.
+ * @returns The tokens.
+ * @throws {CursorError} `unauthenticated` when no access token is present.
+ */
+export function parseTokens(json: unknown, what: string): CursorTokens {
+  const record = typeof json === "object" && json !== null ? json as Record<string, unknown> : {};
+  const access = record.accessToken ?? record.access_token;
+  const refresh = record.refreshToken ?? record.refresh_token ?? access;
+  if (typeof access !== "string" || access === "" || typeof refresh !== "string") {
+    throw new CursorError("unauthenticated", `${what} returned no access token`);
+  }
+  return { accessToken: access, refreshToken: refresh };
+}

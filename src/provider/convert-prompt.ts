@@ -1,0 +1,139 @@
+/**
+ * Turns an AI SDK prompt into what a Cursor Run carries: the system prompt (sent as a
+ * rule in the request context), the latest user message (text and images), and, when
+ * there is earlier history the Run cannot take from a checkpoint, a transcript of it.
+ *
+ * @module
+ */
+import type { LanguageModelV3Prompt, SharedV3Warning } from "@ai-sdk/provider";
+import { CursorError } from "../core/cursor-error.ts";
+
+/** An image the user attached. */
+export interface PromptImage {
+  readonly data: Uint8Array;
+  readonly mimeType: string;
+}
+
+/** What a Run needs from the prompt. */
+export interface ConvertedPrompt {
+  readonly systemPrompt: string;
+  /** The text of the last user message. */
+  readonly userText: string;
+  readonly images: readonly PromptImage[];
+  /** Earlier turns rendered as a transcript (empty when the prompt is one user message). */
+  readonly history: string;
+  readonly warnings: SharedV3Warning[];
+}
+
+/**
+ * Converts the prompt.
+ *
+ * @param prompt The AI SDK prompt.
+ * @param options Whether the model accepts images.
+ * @returns The converted prompt.
+ * @throws {CursorError} `invalid_argument` when there is no user message to answer.
+ *
+ * @example
+ * ```ts
+ * import { convertPrompt } from "./convert-prompt.ts";
+ *
+ * const converted = convertPrompt([
+ *   { role: "system", content: "Be brief" },
+ *   { role: "user", content: [{ type: "text", text: "Hi" }] },
+ * ], { supportsImages: false });
+ * console.assert(converted.systemPrompt === "Be brief" && converted.userText === "Hi");
+ * ```
+ */
+export function convertPrompt(
+  prompt: LanguageModelV3Prompt,
+  options: { supportsImages: boolean },
+): ConvertedPrompt {
+  const warnings: SharedV3Warning[] = [];
+  const system = prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+  const lastUserIndex = prompt.findLastIndex((m) => m.role === "user");
+  const lastUser = prompt[lastUserIndex];
+  if (lastUser === undefined || lastUser.role !== "user") {
+    throw new CursorError("invalid_argument", "The prompt has no user message to answer");
+  }
+  const images: PromptImage[] = [];
+  const texts: string[] = [];
+  for (const part of lastUser.content) {
+    if (part.type === "text") texts.push(part.text);
+    else if (part.type === "file" && part.mediaType.startsWith("image/")) {
+      const data = fileBytes(part.data);
+      if (!options.supportsImages) {
+        warnings.push({
+          type: "other",
+          message: "This model does not accept images; the image was left out",
+        });
+      } else if (data === undefined) {
+        warnings.push({
+          type: "other",
+          message: "Image URLs are not supported; attach image bytes instead",
+        });
+      } else images.push({ data, mimeType: part.mediaType });
+    } else {
+      warnings.push({
+        type: "other",
+        message: `Unsupported user content part "${part.type}" was left out`,
+      });
+    }
+  }
+  const history = renderHistory(prompt.slice(0, lastUserIndex).filter((m) => m.role !== "system"));
+  return { systemPrompt: system, userText: texts.join("\n"), images, history, warnings };
+}
+
+function fileBytes(data: Uint8Array | string | URL): Uint8Array | undefined {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof URL) return undefined;
+  try {
+    const binary = atob(data);
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Renders earlier messages as a plain transcript, tool calls and results included, so
+ * a Run started without a checkpoint still sees the conversation.
+ *
+ * @param messages The messages before the last user message (no system messages).
+ * @returns The transcript, or an empty string.
+ */
+export function renderHistory(messages: LanguageModelV3Prompt): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      const text = message.content.map((
+        p,
+      ) => (p.type === "text" ? p.text : `[${p.mediaType} attachment]`)).join("\n");
+      lines.push(`<user>\n${text}\n</user>`);
+    } else if (message.role === "assistant") {
+      const parts = message.content.map((p) => {
+        switch (p.type) {
+          case "text":
+            return p.text;
+          case "reasoning":
+            return "";
+          case "tool-call":
+            return `[tool call ${p.toolName} ${JSON.stringify(p.input)}]`;
+          case "tool-result":
+            return `[tool result ${p.toolName}: ${JSON.stringify(p.output)}]`;
+          default:
+            return "";
+        }
+      }).filter(Boolean);
+      lines.push(`<assistant>\n${parts.join("\n")}\n</assistant>`);
+    } else if (message.role === "tool") {
+      for (const part of message.content) {
+        if (part.type === "tool-result") {
+          lines.push(`<tool name="${part.toolName}">\n${JSON.stringify(part.output)}\n</tool>`);
+        }
+      }
+    }
+  }
+  return lines.length === 0
+    ? ""
+    : `<conversation_so_far>\n${lines.join("\n")}\n</conversation_so_far>`;
+}

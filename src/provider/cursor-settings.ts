@@ -1,0 +1,65 @@
+/**
+ * Settings of `createCursor()` and how they resolve against the environment.
+ *
+ * @module
+ */
+import type { DebugLogger } from "../core/logger.ts";
+import type { AgentTransport } from "../transport/agent-transport.ts";
+import type { WorkspaceFacts } from "../session/request-context.ts";
+
+/** Environment values the provider reads (passed in; the core never reads globals). */
+export interface CursorEnvironment {
+  readonly CURSOR_API_KEY?: string | undefined;
+  readonly CURSOR_API_BASE_URL?: string | undefined;
+  readonly CURSOR_CLIENT_VERSION?: string | undefined;
+  readonly CURSOR_AGENT_BASE_URL?: string | undefined;
+  readonly [name: string]: string | undefined;
+}
+
+/** Settings for {@link createCursor}. */
+export interface CursorProviderSettings {
+  /** A `crsr_…` API key (exchanged for an access token, renewed before expiry, kept in memory only). */
+  readonly apiKey?: string | undefined;
+  /** An access token, or an async getter that returns a fresh one. */
+  readonly accessToken?: string | (() => string | Promise<string>) | undefined;
+  /** Cursor's API origin; default `https://api2.cursor.sh` (env `CURSOR_API_BASE_URL`). */
+  readonly apiBaseURL?: string | undefined;
+  /** The agent origin; default: resolved through `GetServerConfig` once per provider. */
+  readonly agentBaseURL?: string | undefined;
+  /** Accept `http://` loopback origins (a local emulator). Off by default. */
+  readonly allowLoopback?: boolean | undefined;
+  /** The fetch to use; default the global one. */
+  readonly fetch?: typeof fetch | undefined;
+  /** Extra headers on every Cursor request. */
+  readonly headers?: Record<string, string> | undefined;
+  /** The `cli-…` client version; default `CURSOR_CLIENT_VERSION`, else a pinned version. */
+  readonly clientVersion?:
+    | string
+    | (() => string | undefined | Promise<string | undefined>)
+    | undefined;
+  /** The 64-hex machine id for `x-cursor-checksum` (or a getter); default a per-provider random id. */
+  readonly machineId?: string | (() => string | Promise<string>) | undefined;
+  /** `"sse"` (default, any runtime), `"http2"` (needs the Node entry), or a transport object. */
+  readonly transport?: "sse" | "http2" | AgentTransport | undefined;
+  /** Timeouts in milliseconds. */
+  readonly timeouts?: {
+    readonly unaryMs?: number | undefined;
+    readonly readIdleMs?: number | undefined;
+    readonly appendMs?: number | undefined;
+  } | undefined;
+  /** A debug logger (default: silent on the web entry, the file log on the Node entry). */
+  readonly debug?: DebugLogger | undefined;
+  /** Environment values; the Node entry passes `process.env`. */
+  readonly env?: CursorEnvironment | undefined;
+  /** Facts about the workspace sent in the request context. */
+  readonly workspace?: Partial<WorkspaceFacts> | undefined;
+  /** Clock; default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+  /** Id generator (UUIDs); default `crypto.randomUUID`. */
+  readonly generateId?: (() => string) | undefined;
+  /** Host-provided name of this provider instance (OpenCode passes the provider id). */
+  readonly name?: string | undefined;
+}
+
+/** Cursor's default API origin. */
+export const DEFAULT_API_BASE_URL = "https://api2.cursor.sh";

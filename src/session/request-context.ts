@@ -1,0 +1,101 @@
+/**
+ * Builds the `RequestContext` (the client's description of its world) and keeps its
+ * encoded bytes stable while its inputs are unchanged, so the prompt prefix Cursor sees
+ * stays byte-identical across turns.
+ *
+ * @module
+ */
+import { create, toBinary } from "@bufbuild/protobuf";
+import { type RequestContext, RequestContextSchema } from "../gen/agent/v1/request_context_pb.ts";
+
+/** What the request context is built from. */
+export interface WorkspaceFacts {
+  /** The workspace root (first of `workspace_paths`). */
+  readonly workspaceRoot: string;
+  readonly osVersion: string;
+  readonly shell: string;
+  readonly timeZone: string;
+  /** Whether the working directory is the home directory. */
+  readonly isHomeDirectory?: boolean;
+}
+
+/** Inputs that decide the request context's content. */
+export interface RequestContextInputs {
+  readonly workspace: WorkspaceFacts;
+  /** The host's system prompt, sent as one global rule. */
+  readonly systemPrompt: string;
+}
+
+/** The rule path under which the host's system prompt travels. */
+export const SYSTEM_RULE_PATH = "system-instructions";
+
+/**
+ * Builds a request context.
+ *
+ * @param inputs Workspace facts and the system prompt.
+ * @returns The `RequestContext` message.
+ *
+ * @example
+ * ```ts
+ * import { buildRequestContext } from "./request-context.ts";
+ *
+ * const context = buildRequestContext({
+ *   workspace: { workspaceRoot: "/ws", osVersion: "linux", shell: "/bin/sh", timeZone: "UTC" },
+ *   systemPrompt: "Be brief",
+ * });
+ * console.assert(context.rules[0]?.content === "Be brief");
+ * ```
+ */
+export function buildRequestContext(inputs: RequestContextInputs): RequestContext {
+  const { workspace } = inputs;
+  return create(RequestContextSchema, {
+    rules: inputs.systemPrompt
+      ? [{
+        fullPath: SYSTEM_RULE_PATH,
+        content: inputs.systemPrompt,
+        type: { type: { case: "global", value: {} } },
+      }]
+      : [],
+    env: {
+      osVersion: workspace.osVersion,
+      workspacePaths: [workspace.workspaceRoot],
+      shell: workspace.shell,
+      timeZone: workspace.timeZone,
+      sandboxEnabled: false,
+      sandboxSupported: false,
+      processWorkingDirectory: workspace.workspaceRoot,
+      isWorkingDirHomeDir: workspace.isHomeDirectory ?? false,
+    },
+    webSearchEnabled: false,
+    webFetchEnabled: false,
+    rulesInfoComplete: true,
+    envInfoComplete: true,
+  });
+}
+
+/** A request context with its encoded bytes. */
+export interface MaterializedRequestContext {
+  readonly message: RequestContext;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * Returns a function that builds the request context only when its inputs changed,
+ * reusing the exact earlier object (and bytes) otherwise.
+ *
+ * @returns `materialize(inputs)` → the context and whether it was reused.
+ */
+export function createRequestContextCache(): (
+  inputs: RequestContextInputs,
+) => MaterializedRequestContext & { reused: boolean } {
+  let key: string | undefined;
+  let cached: MaterializedRequestContext | undefined;
+  return (inputs) => {
+    const nextKey = JSON.stringify(inputs);
+    if (cached !== undefined && key === nextKey) return { ...cached, reused: true };
+    const message = buildRequestContext(inputs);
+    cached = { message, bytes: toBinary(RequestContextSchema, message) };
+    key = nextKey;
+    return { ...cached, reused: false };
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * What a held agent Run reports to the provider, already stripped of protocol
+ * bookkeeping (KV answers, request-context probes and heartbeats are handled inside).
+ *
+ * @module
+ */
+import type { ConversationTokenDetails } from "../gen/agent/v1/conversation_state_pb.ts";
+
+/** Cursor's five TurnEnded counters, as numbers. */
+export interface TurnCounters {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly reasoningTokens: number;
+  /** Which counters were present on the wire (absent ones read 0). */
+  readonly present: readonly ("input" | "output" | "cacheRead" | "cacheWrite" | "reasoning")[];
+}
+
+/** One event of a Run. */
+export type RunEvent =
+  | { readonly type: "text-delta"; readonly text: string; readonly serverNotice: boolean }
+  | { readonly type: "thinking-delta"; readonly text: string }
+  | { readonly type: "thinking-completed"; readonly durationMs: number }
+  | { readonly type: "step"; readonly phase: "started" | "completed"; readonly stepId: bigint }
+  | {
+    readonly type: "tool-display";
+    readonly phase: "started" | "completed";
+    readonly callId: string;
+    readonly tool: string;
+  }
+  | {
+    readonly type: "checkpoint";
+    readonly bytes: Uint8Array;
+    readonly tokenDetails: ConversationTokenDetails | undefined;
+  }
+  | { readonly type: "turn-ended"; readonly counters: TurnCounters }
+  | { readonly type: "warning"; readonly message: string };

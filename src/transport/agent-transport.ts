@@ -1,0 +1,46 @@
+/**
+ * The one interface both transports implement: open a held agent Run, send client
+ * messages in order, read server frames. Byte-oriented: encoding and decoding of
+ * `agent.v1` messages belongs to the session layer.
+ *
+ * @module
+ */
+import type { Frame } from "./frame-stream.ts";
+
+/** Everything needed to open a Run. */
+export interface OpenRunOptions {
+  /** The agent origin, e.g. `https://agentn.us.api5.cursor.sh`. */
+  readonly agentBaseURL: string;
+  /** Headers for this Run (auth, checksum, client version …); the transport adds content types. */
+  readonly headers: Record<string, string>;
+  /** The Run's correlation id: the `x-request-id` header and the RunSSE/BidiAppend request id. */
+  readonly requestId: string;
+  /** Aborts the Run and releases everything. */
+  readonly signal?: AbortSignal;
+}
+
+/** A live Run. */
+export interface AgentRunStream {
+  /**
+   * Sends one encoded `AgentClientMessage`. Sends are delivered in call order.
+   *
+   * @throws {CursorError} when the transport can no longer deliver (the Run is over).
+   */
+  send(message: Uint8Array): Promise<void>;
+  /** Server frames in order; ends after the end-of-stream frame or when the body ends. */
+  readonly frames: AsyncIterable<Frame>;
+  /** Ends the client half and releases the Run (idempotent). */
+  close(): void;
+}
+
+/** Opens Runs. */
+export interface AgentTransport {
+  /** Which transport this is, for logs. */
+  readonly kind: "sse" | "http2";
+  /**
+   * Opens a Run. Resolves once the request is under way (not when the server answers).
+   *
+   * @throws {CursorError} when the Run cannot be opened.
+   */
+  openRun(options: OpenRunOptions): Promise<AgentRunStream>;
+}

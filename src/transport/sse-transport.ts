@@ -1,0 +1,194 @@
+/**
+ * The default transport: `RunSSE` (a server stream over fetch) for server messages and
+ * one ordered `BidiAppend` unary call per client message. Works wherever `fetch` does
+ * (Deno, Node, Bun, edge runtimes).
+ *
+ * @module
+ */
+import { create, toBinary } from "@bufbuild/protobuf";
+import { CursorError } from "../core/cursor-error.ts";
+import { BidiRequestIdSchema } from "../gen/aiserver/v1/bidi_pb.ts";
+import { encodeBidiAppend } from "../protocol/bidi-append.ts";
+import { encodeEnvelope } from "../protocol/envelope.ts";
+import { decodeErrorDetail } from "../protocol/error-detail.ts";
+import type { AgentRunStream, AgentTransport, OpenRunOptions } from "./agent-transport.ts";
+import { type Frame, readFrames } from "./frame-stream.ts";
+import { errorFromResponse } from "./http-error.ts";
+
+/** Options for {@link createSseTransport}. */
+export interface SseTransportOptions {
+  /** The fetch to use; defaults to the global one. */
+  readonly fetch?: typeof fetch;
+  /** Largest frame accepted; default 16 MiB. */
+  readonly maxFrameBytes?: number;
+  /** Read-idle limit for the RunSSE body; default 120 s. */
+  readonly readIdleMs?: number;
+  /** Deadline for one BidiAppend; default 30 s. */
+  readonly appendTimeoutMs?: number;
+}
+
+const RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE";
+const BIDI_APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend";
+
+/**
+ * Creates the RunSSE + BidiAppend transport.
+ *
+ * @param options Fetch, limits and deadlines.
+ * @returns An {@link AgentTransport} of kind `"sse"`.
+ *
+ * @example
+ * ```ts
+ * import { createSseTransport } from "./sse-transport.ts";
+ *
+ * const transport = createSseTransport({ fetch });
+ * console.assert(transport.kind === "sse");
+ * ```
+ */
+export function createSseTransport(options: SseTransportOptions = {}): AgentTransport {
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  return {
+    kind: "sse",
+    openRun: (run) => Promise.resolve(openSseRun(fetchImpl, options, run)),
+  };
+}
+
+function openSseRun(
+  fetchImpl: typeof fetch,
+  options: SseTransportOptions,
+  run: OpenRunOptions,
+): AgentRunStream {
+  const controller = new AbortController();
+  const signal = run.signal ? AbortSignal.any([run.signal, controller.signal]) : controller.signal;
+  const state = { failure: undefined as CursorError | undefined, closed: false, seqno: 0 };
+  const fail = (error: CursorError) => {
+    state.failure ??= error;
+    controller.abort(error);
+  };
+  const headers = { ...run.headers, "x-request-id": run.requestId };
+  const response = fetchImpl(`${run.agentBaseURL}${RUN_SSE_PATH}`, {
+    method: "POST",
+    headers: {
+      ...headers,
+      "content-type": "application/connect+proto",
+      "connect-protocol-version": "1",
+      "connect-accept-encoding": "gzip",
+      "x-cursor-streaming": "true",
+    },
+    body: encodeEnvelope(
+      toBinary(BidiRequestIdSchema, create(BidiRequestIdSchema, { requestId: run.requestId })),
+    ) as Uint8Array<ArrayBuffer>,
+    signal,
+  });
+  response.catch(() => {});
+  let queue: Promise<void> = Promise.resolve();
+  const appendHeaders = appendLegHeaders(headers);
+  return {
+    send(message) {
+      if (state.failure) return Promise.reject(state.failure);
+      if (state.closed) {
+        return Promise.reject(new CursorError("interrupted", "Cannot send: the Run is closed"));
+      }
+      const seqno = state.seqno++;
+      const body = encodeBidiAppend(run.requestId, seqno, message);
+      queue = queue.then(async () => {
+        if (state.failure) throw state.failure;
+        await append(fetchImpl, `${run.agentBaseURL}${BIDI_APPEND_PATH}`, appendHeaders, body, {
+          timeoutMs: options.appendTimeoutMs ?? 30_000,
+          signal,
+        }).catch((error: unknown) => {
+          const failure = state.failure ?? CursorError.from(error);
+          fail(failure);
+          throw failure;
+        });
+      });
+      return queue;
+    },
+    frames: readRunFrames(response, options, () => state.failure),
+    close() {
+      state.closed = true;
+      controller.abort(new CursorError("canceled", "Run closed by the client"));
+    },
+  };
+}
+
+async function* readRunFrames(
+  responsePromise: Promise<Response>,
+  options: SseTransportOptions,
+  failure: () => CursorError | undefined,
+): AsyncGenerator<Frame, void, undefined> {
+  let response: Response;
+  try {
+    response = await responsePromise;
+  } catch (cause) {
+    throw failure() ?? networkFailure(cause, "RunSSE");
+  }
+  if (response.status !== 200) throw await errorFromResponse(response, "AgentService/RunSSE");
+  if (!response.body) throw new CursorError("protocol", "RunSSE answered without a body");
+  let frames = 0;
+  try {
+    for await (
+      const frame of readFrames(response.body, {
+        decodeDetail: decodeErrorDetail,
+        ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
+        ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
+      })
+    ) {
+      frames++;
+      yield frame;
+    }
+  } catch (cause) {
+    throw failure() ?? (cause instanceof CursorError ? cause : networkFailure(cause, "RunSSE"));
+  }
+  if (frames === 0) {
+    throw new CursorError(
+      "wrong_region",
+      "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
+      { retryable: false, replaySafe: true },
+    );
+  }
+}
+
+async function append(
+  fetchImpl: typeof fetch,
+  url: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/proto" },
+      body: body as Uint8Array<ArrayBuffer>,
+      signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
+    });
+  } catch (cause) {
+    throw networkFailure(cause, "BidiAppend");
+  }
+  if (response.status !== 200) throw await errorFromResponse(response, "BidiService/BidiAppend");
+  await response.body?.cancel().catch(() => {});
+}
+
+function appendLegHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (
+      lower.startsWith("connect-") || lower === "x-cursor-streaming" || lower === "content-type"
+    ) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+function networkFailure(cause: unknown, leg: string): CursorError {
+  const error = CursorError.from(cause);
+  if (error.code === "canceled" || error.code === "timeout") return error;
+  // A write may have reached the server before it failed: never replay-safe.
+  return new CursorError("network", `${leg} failed: ${error.message}`, {
+    retryable: true,
+    replaySafe: false,
+    cause,
+  });
+}

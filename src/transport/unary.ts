@@ -1,0 +1,165 @@
+/**
+ * Connect unary calls over fetch: binary (`application/proto`) and JSON. Cursor often
+ * answers a unary binary call with an enveloped body; both forms decode.
+ *
+ * @module
+ */
+import { CursorError } from "../core/cursor-error.ts";
+import { EnvelopeDecoder, FLAG_END_STREAM } from "../protocol/envelope.ts";
+import { parseEndStream } from "../protocol/end-stream.ts";
+import { decodeErrorDetail } from "../protocol/error-detail.ts";
+import { errorFromResponse } from "./http-error.ts";
+
+/** A unary call. */
+export interface UnaryCall {
+  /** Full URL of the RPC. */
+  readonly url: string;
+  /** Headers (auth and friends); content type is added here. */
+  readonly headers: Record<string, string>;
+  /** The fetch to use. */
+  readonly fetch: typeof fetch;
+  /** Deadline for the whole call; default 5 s. */
+  readonly timeoutMs?: number;
+  /** Caller's abort signal. */
+  readonly signal?: AbortSignal;
+}
+
+/** Default unary deadline: 5 s. */
+export const DEFAULT_UNARY_TIMEOUT_MS = 5_000;
+
+/**
+ * Calls a unary RPC with a binary body and returns the raw response message bytes.
+ *
+ * @param call URL, headers, fetch, deadline.
+ * @param body The encoded request message.
+ * @returns The encoded response message.
+ * @throws {CursorError} classified from the status, the Connect error or the failure.
+ */
+export async function callUnaryProto(call: UnaryCall, body: Uint8Array): Promise<Uint8Array> {
+  const response = await send(call, "application/proto", body as Uint8Array<ArrayBuffer>);
+  const bytes = new Uint8Array(await readBody(response, call.url));
+  return unwrapUnaryBody(bytes);
+}
+
+/**
+ * Calls a unary RPC with a JSON body and returns the parsed JSON response.
+ *
+ * @param call URL, headers, fetch, deadline.
+ * @param body The request as proto3 JSON.
+ * @returns The parsed response.
+ * @throws {CursorError} classified from the status, the Connect error or the failure.
+ */
+export async function callUnaryJson(call: UnaryCall, body: unknown): Promise<unknown> {
+  const response = await send(call, "application/json", JSON.stringify(body));
+  const text = new TextDecoder().decode(await readBody(response, call.url));
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new CursorError("protocol", `Cannot parse the JSON answer of ${rpcName(call.url)}`, {
+      cause,
+    });
+  }
+}
+
+/**
+ * Decodes a unary body that is either a raw message or Connect envelopes (first byte
+ * 0x00–0x03), in which case the first message envelope is the answer and an end-stream
+ * error is thrown.
+ *
+ * @param bytes The response body.
+ * @returns The encoded message.
+ * @throws {CursorError} for an error end-stream or malformed envelopes.
+ */
+export function unwrapUnaryBody(bytes: Uint8Array): Uint8Array {
+  const first = bytes[0];
+  if (first === undefined || first > 0x03) return bytes;
+  const decoder = new EnvelopeDecoder();
+  let message: Uint8Array | undefined;
+  for (const envelope of decoder.push(bytes)) {
+    if ((envelope.flags & FLAG_END_STREAM) !== 0) {
+      const end = parseEndStream(envelope.data, decodeErrorDetail);
+      if (!end.ok) throw end.error;
+    } else if (message === undefined) {
+      message = envelope.data;
+    }
+  }
+  decoder.finish();
+  return message ?? new Uint8Array(0);
+}
+
+async function send(call: UnaryCall, contentType: string, body: BodyInit): Promise<Response> {
+  const timeoutMs = call.timeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
+  const signals = [AbortSignal.timeout(timeoutMs), ...(call.signal ? [call.signal] : [])];
+  const headers = withoutStreamingHeaders(call.headers);
+  let response: Response;
+  try {
+    response = await call.fetch(call.url, {
+      method: "POST",
+      headers: {
+        ...headers,
+        "content-type": contentType,
+        ...(contentType === "application/json" ? { accept: "application/json" } : {}),
+      },
+      body,
+      signal: AbortSignal.any(signals),
+    });
+  } catch (cause) {
+    throw failure(cause, call.url, timeoutMs);
+  }
+  if (response.status !== 200) throw await errorFromResponse(response, rpcName(call.url));
+  return response;
+}
+
+async function readBody(response: Response, url: string): Promise<ArrayBuffer> {
+  try {
+    return await response.arrayBuffer();
+  } catch (cause) {
+    throw failure(cause, url, 0);
+  }
+}
+
+function failure(cause: unknown, url: string, timeoutMs: number): CursorError {
+  const error = CursorError.from(cause);
+  if (
+    error.code === "timeout" || (error.code === "canceled" && timeoutMs > 0 && isTimeout(cause))
+  ) {
+    return new CursorError("timeout", `${rpcName(url)} did not answer within ${timeoutMs} ms`, {
+      retryable: true,
+      replaySafe: true,
+      cause,
+    });
+  }
+  if (error.code === "network") {
+    return new CursorError("network", `${rpcName(url)} failed: ${error.message}`, {
+      replaySafe: true,
+      cause,
+    });
+  }
+  return error;
+}
+
+function isTimeout(cause: unknown): boolean {
+  return typeof cause === "object" && cause !== null &&
+    (cause as { name?: unknown }).name === "TimeoutError";
+}
+
+function withoutStreamingHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (
+      lower === "content-type" || lower === "x-cursor-streaming" || lower.startsWith("connect-")
+    ) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The RPC's short name (`AgentService/RunSSE`) from its URL, for messages. */
+export function rpcName(url: string): string {
+  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, "");
+  const parts = path.split("/").filter(Boolean);
+  const method = parts.pop() ?? path;
+  const service = (parts.pop() ?? "").split(".").pop() ?? "";
+  return service ? `${service}/${method}` : method;
+}
