@@ -1,8 +1,52 @@
 /**
  * The entry for Node and Bun (and what OpenCode loads): the same provider as the
- * web-standard entry, with the Node adapters (HTTP/2, debug log file, `cursor-agent`
- * subprocess) wired in.
+ * web-standard entry, with the Node adapters wired in — the HTTP/2 transport, the
+ * debug log file (`CURSOR_PROVIDER_DEBUG`), a stable machine id, the workspace facts
+ * of the current directory, and `process.env`.
  *
  * @module
  */
-export * from "./mod.ts";
+import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
+import { createHttp2Transport } from "./src/adapters/node/http2-transport.ts";
+import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
+import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
+
+export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
+export type {
+  AgentTransport,
+  CursorEnvironment,
+  CursorErrorCode,
+  CursorErrorDetail,
+  CursorErrorOptions,
+  CursorProvider,
+  CursorProviderSettings,
+  DebugLogger,
+} from "./mod.ts";
+
+/**
+ * Creates the Cursor provider with the Node adapters. Reads `CURSOR_API_KEY`,
+ * `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION` and the debug variables from
+ * `process.env` unless `settings.env` is given.
+ *
+ * @param settings Credentials, endpoints, transport and debug options.
+ * @returns A provider: `cursor(modelId)` gives a `LanguageModelV3`.
+ * @throws {CursorError} `config` for invalid settings.
+ *
+ * @example
+ * ```ts
+ * import { createCursor } from "./node.ts";
+ *
+ * const cursor = createCursor({ accessToken: "token", transport: "http2" });
+ * console.assert(cursor("composer-2").specificationVersion === "v3");
+ * ```
+ */
+export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
+  const env = settings.env ?? processEnvironment();
+  return createCursorProvider({ ...settings, env }, {
+    http2Transport: (options) => createHttp2Transport(options),
+    debugLogger: () => createFileDebugLogger({ env }),
+    machineId,
+    workspace: () => workspaceFacts(),
+  });
+}

@@ -37,5 +37,10 @@ for (const [key, entry] of Object.entries(lock.packages)) {
 const sorted = Object.fromEntries(
   Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)),
 );
-await Deno.writeTextFile("package-lock.json", JSON.stringify({ ...lock, packages: sorted }, null, 2) + "\n");
-console.log(added.length ? `Added lock entries: ${added.join(", ")}` : "Lock file already complete");
+await Deno.writeTextFile(
+  "package-lock.json",
+  JSON.stringify({ ...lock, packages: sorted }, null, 2) + "\n",
+);
+console.log(
+  added.length ? `Added lock entries: ${added.join(", ")}` : "Lock file already complete",
+);

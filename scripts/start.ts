@@ -3,5 +3,7 @@
  *
  * @module
  */
-console.error("The Cursor provider is not built yet, so there is no chat turn to run. See README.md for status.");
+console.error(
+  "The Cursor provider is not built yet, so there is no chat turn to run. See README.md for status.",
+);
 Deno.exit(1);

@@ -18,7 +18,6 @@ import {
   type AgentServerMessage,
   AgentServerMessageSchema,
 } from "../gen/agent/v1/server_message_pb.ts";
-import type { AgentRunRequest } from "../gen/agent/v1/run_request_pb.ts";
 import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
 import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
 import type { KvServerMessage } from "../gen/agent/v1/kv_pb.ts";
@@ -100,12 +99,17 @@ export class AgentRun {
   }
 
   /**
-   * Sends the run request and starts heartbeating.
+   * Sends the encoded first message (`run_request`) and starts heartbeating.
    *
-   * @param request The `AgentRunRequest`.
+   * @param runRequestMessage The encoded `AgentClientMessage{ run_request }`.
    */
-  async start(request: AgentRunRequest): Promise<void> {
-    await this.send({ message: { case: "runRequest", value: request } });
+  async start(runRequestMessage: Uint8Array): Promise<void> {
+    try {
+      await this.#stream.send(runRequestMessage);
+    } catch (error) {
+      this.#sendFailure ??= CursorError.from(error);
+      throw this.#sendFailure;
+    }
     this.#heartbeat = setInterval(() => {
       this.send({ message: { case: "clientHeartbeat", value: {} } }).catch(() => {});
     }, this.#options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);

@@ -23,9 +23,9 @@ export type Frame =
 /** Options for {@link readFrames}. */
 export interface ReadFramesOptions {
   /** Largest payload (compressed or inflated); default 16 MiB. */
-  readonly maxBytes?: number;
+  readonly maxBytes?: number | undefined;
   /** Fail with `timeout` when no bytes arrive for this long; default 120 s. */
-  readonly readIdleMs?: number;
+  readonly readIdleMs?: number | undefined;
   /** Decoder for binary ErrorDetails in an end-of-stream error. */
   readonly decodeDetail: ErrorDetailDecoder;
 }

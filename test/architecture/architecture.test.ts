@@ -77,3 +77,12 @@ describe("architecture", () => {
     );
   });
 });
+
+describe("architecture: comments", () => {
+  it("ignores imports that appear in JSDoc examples", () => {
+    assert.deepEqual(
+      checkFile("src/provider/x.ts", ' * import { createCursor } from "../../mod.ts";\n'),
+      [],
+    );
+  });
+});

@@ -15,6 +15,7 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   "src/auth": 2,
   "src/session": 3,
   "src/cli": 3,
+  "src/catalog": 3,
   "src/provider": 4,
   "src/adapters": 5,
   "src/testing": 6,
@@ -69,9 +70,10 @@ export function checkFile(path: string, source: string): Violation[] {
       violations.push({ file: path, line: index + 1, message: "uses a runtime-specific global" });
     }
   });
-  for (const match of source.matchAll(IMPORT_PATTERN)) {
+  const code = lines.map(stripComment).join("\n");
+  for (const match of code.matchAll(IMPORT_PATTERN)) {
     const specifier = match[1] ?? match[2] ?? "";
-    const line = source.slice(0, match.index).split("\n").length;
+    const line = code.slice(0, match.index).split("\n").length;
     const problem = checkImport(path, layer, specifier, runtimeAllowed);
     if (problem) violations.push({ file: path, line, message: problem });
   }

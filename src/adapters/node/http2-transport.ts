@@ -1,0 +1,257 @@
+/**
+ * The `"http2"` transport: the bidi `Run` over `node:http2` (Node and Bun), one stream
+ * per Run on a pooled session per origin. Client frames are Connect envelopes written
+ * in order, waiting for drain under backpressure.
+ *
+ * @module
+ */
+import http2 from "node:http2";
+import { Readable } from "node:stream";
+import { CursorError } from "../../core/cursor-error.ts";
+import { encodeEnvelope } from "../../protocol/envelope.ts";
+import { decodeErrorDetail } from "../../protocol/error-detail.ts";
+import { classifyFailure } from "../../protocol/classify.ts";
+import type {
+  AgentRunStream,
+  AgentTransport,
+  OpenRunOptions,
+} from "../../transport/agent-transport.ts";
+import { type Frame, readFrames } from "../../transport/frame-stream.ts";
+import { errorFromResponse } from "../../transport/http-error.ts";
+
+/** Options for {@link createHttp2Transport}. */
+export interface Http2TransportOptions {
+  /** Read-idle limit; default 120 s. */
+  readonly readIdleMs?: number | undefined;
+  /** Connect deadline; default 15 s. */
+  readonly connectTimeoutMs?: number | undefined;
+  /** Drain wait for a write under backpressure; default 5 s. */
+  readonly drainTimeoutMs?: number | undefined;
+  /** Extra TLS/connect options (e.g. `ca` for a test certificate). */
+  readonly connectOptions?: http2.SecureClientSessionOptions | undefined;
+}
+
+const RUN_PATH = "/agent.v1.AgentService/Run";
+
+/**
+ * Creates the HTTP/2 transport. Its sessions are closed by `close()`.
+ *
+ * @param options Limits and connect options.
+ * @returns An {@link AgentTransport} of kind `"http2"` with a `close()` for its sessions.
+ *
+ * @example
+ * ```ts
+ * import { createHttp2Transport } from "./http2-transport.ts";
+ *
+ * const transport = createHttp2Transport();
+ * console.assert(transport.kind === "http2");
+ * transport.close();
+ * ```
+ */
+export function createHttp2Transport(
+  options: Http2TransportOptions = {},
+): AgentTransport & { close(): void } {
+  const sessions = new Map<string, http2.ClientHttp2Session>();
+  const session = (origin: string): http2.ClientHttp2Session => {
+    const existing = sessions.get(origin);
+    if (existing && !existing.closed && !existing.destroyed) return existing;
+    const created = http2.connect(origin, options.connectOptions ?? {});
+    created.on("error", () => sessions.delete(origin));
+    created.on("close", () => sessions.delete(origin));
+    created.on("goaway", () => sessions.delete(origin));
+    created.unref();
+    sessions.set(origin, created);
+    return created;
+  };
+  return {
+    kind: "http2",
+    openRun: (run) => Promise.resolve(openHttp2Run(session(run.agentBaseURL), run, options)),
+    close() {
+      for (const s of sessions.values()) s.close();
+      sessions.clear();
+    },
+  };
+}
+
+function openHttp2Run(
+  session: http2.ClientHttp2Session,
+  run: OpenRunOptions,
+  options: Http2TransportOptions,
+): AgentRunStream {
+  session.ref();
+  const request = session.request({
+    ":method": "POST",
+    ":path": RUN_PATH,
+    ...run.headers,
+    "x-request-id": run.requestId,
+    "content-type": "application/connect+proto",
+    "connect-protocol-version": "1",
+    "connect-accept-encoding": "gzip",
+    "x-cursor-streaming": "true",
+    "te": "trailers",
+  }, run.signal ? { signal: run.signal } : {});
+  let failure: CursorError | undefined;
+  request.on("error", (error) => (failure ??= streamFailure(error)));
+  request.on("trailers", (trailers) => (failure ??= grpcTrailerError(trailers)));
+  const release = () => {
+    if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
+    session.unref();
+  };
+  let queue: Promise<void> = Promise.resolve();
+  return {
+    send(message) {
+      queue = queue.then(() =>
+        write(request, encodeEnvelope(message), options.drainTimeoutMs ?? 5_000, () => failure)
+      );
+      return queue;
+    },
+    frames: readResponse(request, options, () => failure),
+    close: release,
+  };
+}
+
+function write(
+  request: http2.ClientHttp2Stream,
+  bytes: Uint8Array,
+  drainMs: number,
+  failure: () => CursorError | undefined,
+): Promise<void> {
+  const failed = failure();
+  if (failed) return Promise.reject(failed);
+  if (request.closed || request.writableEnded) {
+    return Promise.reject(
+      new CursorError("interrupted", "Cannot send: the Run's stream is closed", {
+        replaySafe: false,
+      }),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    const ok = request.write(bytes, (error) => {
+      if (error) {
+        reject(
+          new CursorError("network", `Write to the Run failed: ${error.message}`, {
+            replaySafe: false,
+            cause: error,
+          }),
+        );
+      }
+    });
+    if (ok) return resolve();
+    const timer = setTimeout(() => {
+      reject(
+        new CursorError("network", `The Run did not drain within ${drainMs} ms`, {
+          retryable: false,
+          replaySafe: false,
+        }),
+      );
+    }, drainMs);
+    request.once("drain", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+async function* readResponse(
+  request: http2.ClientHttp2Stream,
+  options: Http2TransportOptions,
+  failure: () => CursorError | undefined,
+): AsyncGenerator<Frame, void, undefined> {
+  const headers = await responseHeaders(request, options.connectTimeoutMs ?? 15_000, failure);
+  const status = Number(headers[":status"] ?? 0);
+  const body = Readable.toWeb(request) as ReadableStream<Uint8Array>;
+  if (status !== 200) {
+    throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
+  }
+  let frames = 0;
+  try {
+    for await (
+      const frame of readFrames(body, {
+        decodeDetail: decodeErrorDetail,
+        readIdleMs: options.readIdleMs,
+      })
+    ) {
+      frames++;
+      yield frame;
+    }
+  } catch (error) {
+    throw failure() ?? (error instanceof CursorError ? error : streamFailure(error));
+  }
+  const failed = failure();
+  if (failed) throw failed;
+  if (frames === 0) {
+    throw new CursorError(
+      "wrong_region",
+      "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
+      { retryable: false, replaySafe: true },
+    );
+  }
+}
+
+function responseHeaders(
+  request: http2.ClientHttp2Stream,
+  timeoutMs: number,
+  failure: () => CursorError | undefined,
+): Promise<http2.IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(
+        new CursorError("timeout", `The agent host did not answer within ${timeoutMs} ms`, {
+          retryable: true,
+          replaySafe: true,
+        }),
+      );
+    }, timeoutMs);
+    request.once("response", (headers) => {
+      clearTimeout(timer);
+      resolve(headers);
+    });
+    request.once("error", (error) => {
+      clearTimeout(timer);
+      reject(failure() ?? streamFailure(error));
+    });
+    request.once("close", () => {
+      clearTimeout(timer);
+      reject(
+        failure() ??
+          new CursorError("network", "The Run's stream closed before a response", {
+            replaySafe: true,
+          }),
+      );
+    });
+  });
+}
+
+/** A gRPC-style failure in HTTP/2 trailers (`grpc-status` other than 0), if any. */
+function grpcTrailerError(trailers: http2.IncomingHttpHeaders): CursorError | undefined {
+  const status = Number(trailers["grpc-status"] ?? 0);
+  if (!status) return undefined;
+  const message = decodeURIComponent(String(trailers["grpc-message"] ?? ""));
+  const classification = classifyFailure({ grpcStatus: status, message });
+  return new CursorError(
+    classification.code,
+    `Cursor ended the Run with gRPC status ${status}${message ? `: ${message}` : ""}`,
+    {
+      retryable: classification.retryable,
+      replaySafe: classification.replaySafe,
+    },
+  );
+}
+
+function streamFailure(error: unknown): CursorError {
+  const base = CursorError.from(error);
+  if (base.code !== "internal") return base;
+  const code = typeof error === "object" && error !== null
+    ? String((error as { code?: unknown }).code ?? "")
+    : "";
+  const classification = classifyFailure({ message: base.message });
+  return new CursorError(
+    code.startsWith("ERR_HTTP2") ? "network" : classification.code,
+    `HTTP/2 stream failed: ${base.message}`,
+    {
+      retryable: true,
+      replaySafe: false,
+      cause: error,
+    },
+  );
+}

@@ -1,0 +1,291 @@
+/**
+ * The CLI backend as an AI SDK `LanguageModelV3`: each call runs Cursor's own
+ * `cursor-agent` CLI as a subprocess (through an injected {@link ProcessRunner}),
+ * writes the prompt to its stdin and maps its stream-json output to stream parts.
+ * With session resume switched on, later turns continue the same Cursor chat with
+ * `--resume` and send only the new messages.
+ *
+ * @module
+ */
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+} from "@ai-sdk/provider";
+import { CursorError } from "../core/cursor-error.ts";
+import { type DebugLogger, silentLogger } from "../core/logger.ts";
+import type { CursorAgentPermissions } from "../cli/argv.ts";
+import { isSessionResumeEnabled } from "../cli/env-flags.ts";
+import type { ProcessRunner } from "../cli/process-runner.ts";
+import { buildFullPrompt } from "../cli/prompt-builder.ts";
+import type { ResumeCache } from "../cli/resume-cache.ts";
+import { planResume } from "../cli/resume-plan.ts";
+import type { ToolExecution } from "../cli/stream-mapper.ts";
+import { hostToolsOf, toolFingerprint } from "../cli/tool-fingerprint.ts";
+import { toApiCallError } from "./api-call-error.ts";
+import { callWarnings } from "./cursor-agent/call-warnings.ts";
+import { foldStreamResult } from "./cursor-agent/fold-stream.ts";
+import { argvFor, runTurn, type TurnContext } from "./cursor-agent/run-turn.ts";
+
+export {
+  createResumeCache,
+  type ResumeCache,
+  type ResumeCacheOptions,
+} from "../cli/resume-cache.ts";
+export type {
+  ProcessExit,
+  ProcessHandle,
+  ProcessRunner,
+  ProcessSpawnOptions,
+} from "../cli/process-runner.ts";
+
+/** The provider id models of this backend report. */
+export const CURSOR_AGENT_PROVIDER_ID = "cursor.cursor-agent";
+
+/** Default: stop a run after five minutes without any output from the CLI. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+
+/**
+ * What a user can set for the `cursor-agent` backend (`createCursor({ backend:
+ * "cursor-agent", cursorAgent: { ... } })`).
+ *
+ * @example Settings for a trusted project where Cursor may run tools itself
+ * ```ts
+ * import type { CursorAgentSettings } from "./cursor-agent-language-model.ts";
+ *
+ * const settings: CursorAgentSettings = {
+ *   workspace: "/home/me/project",
+ *   toolExecution: "cursor",
+ *   force: true,
+ *   sessionResume: true,
+ * };
+ * console.assert(settings.force === true);
+ * ```
+ */
+export interface CursorAgentSettings extends CursorAgentPermissions {
+  /**
+   * Path of the `cursor-agent` (or `agent`) binary. Default: looked up on PATH,
+   * then in the installer's locations (`~/.local/bin`, `~/.cursor/bin`,
+   * `%LOCALAPPDATA%\cursor-agent` on Windows).
+   */
+  readonly binaryPath?: string;
+  /** The directory Cursor works in (`--workspace`, and the process's cwd). Default: the current directory. */
+  readonly workspace?: string;
+  /**
+   * Who runs the tools Cursor's agent calls. `host` (default): calls that match a
+   * tool the host offered (bash, read, edit, write, grep, glob, todowrite, webfetch)
+   * are handed to the host and the CLI is stopped; other calls run inside Cursor and
+   * are reported as provider-executed. `cursor`: Cursor runs everything and the host
+   * only sees provider-executed calls (pair it with `force: true`).
+   */
+  readonly toolExecution?: ToolExecution;
+  /**
+   * Continue the same Cursor chat across turns with `--resume`. Default: the
+   * environment variable `CURSOR_ACP_SESSION_RESUME` (`1`, `true`, `on`, `yes`).
+   */
+  readonly sessionResume?: boolean;
+  /** Stop a run after this many milliseconds without output (0: never). Default five minutes. */
+  readonly idleTimeoutMs?: number;
+}
+
+/**
+ * What {@link createCursorAgentLanguageModel} is built with: the user's settings
+ * (resolved) plus the injected runtime pieces.
+ */
+export interface CursorAgentModelConfig
+  extends Omit<CursorAgentSettings, "binaryPath" | "workspace"> {
+  /** Starts processes (the Node adapter in production, stubs in tests). */
+  readonly runner: ProcessRunner;
+  /** The resolved binary; `undefined` when discovery found none (calls then fail with advice). */
+  readonly binaryPath: string | undefined;
+  /** The resolved workspace directory. */
+  readonly workspace: string;
+  /**
+   * The environment: read for `CURSOR_ACP_SESSION_RESUME` and given to the child
+   * process as its whole environment.
+   */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** A Cursor API key; passed to the child as `CURSOR_API_KEY`, never in argv. */
+  readonly apiKey?: string;
+  /** The resume map of this provider instance (from `createResumeCache()`). */
+  readonly resumeCache: ResumeCache;
+  /** Diagnostic lines. Default: silent. */
+  readonly logger?: DebugLogger;
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly clock?: () => number;
+}
+
+/**
+ * Creates a language model that drives the `cursor-agent` CLI.
+ *
+ * @param modelId The concrete Cursor model id passed to `--model` (e.g. `auto`, `gpt-5`).
+ * @param config Runner, binary, workspace, environment, resume cache and settings.
+ * @returns A `LanguageModelV3`.
+ *
+ * @example Streaming with a stub runner that plays a recorded CLI run
+ * ```ts
+ * import { streamText } from "ai";
+ * import { createCursorAgentLanguageModel, createResumeCache } from "./cursor-agent-language-model.ts";
+ *
+ * const lines = [
+ *   '{"type":"system","subtype":"init","session_id":"chat-1","model":"Auto"}',
+ *   '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hi!"}]},"session_id":"chat-1"}',
+ *   '{"type":"result","subtype":"success","is_error":false,"result":"Hi!","session_id":"chat-1"}',
+ * ];
+ * const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
+ * const model = createCursorAgentLanguageModel("auto", {
+ *   runner: {
+ *     spawn: () => ({
+ *       pid: 1,
+ *       stdout: new ReadableStream({ start: (c) => { c.enqueue(bytes); c.close(); } }),
+ *       stderr: new ReadableStream({ start: (c) => c.close() }),
+ *       exited: Promise.resolve({ code: 0, signal: null }),
+ *       kill() {},
+ *     }),
+ *   },
+ *   binaryPath: "cursor-agent",
+ *   workspace: "/tmp",
+ *   env: {},
+ *   resumeCache: createResumeCache(),
+ * });
+ * const result = streamText({ model, prompt: "Say hi" });
+ * console.assert(await result.text === "Hi!");
+ * ```
+ */
+export function createCursorAgentLanguageModel(
+  modelId: string,
+  config: CursorAgentModelConfig,
+): LanguageModelV3 {
+  return new CursorAgentLanguageModel(modelId, config);
+}
+
+class CursorAgentLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = "v3";
+  readonly provider = CURSOR_AGENT_PROVIDER_ID;
+  readonly modelId: string;
+  readonly supportedUrls: Record<string, RegExp[]> = {};
+  readonly #config: CursorAgentModelConfig;
+
+  constructor(modelId: string, config: CursorAgentModelConfig) {
+    this.modelId = modelId;
+    this.#config = config;
+  }
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    return await foldStreamResult(await this.doStream(options));
+  }
+
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    const internal = new AbortController();
+    const context = await this.#prepare(options, internal.signal);
+    const onAbort = () => internal.abort(options.abortSignal?.reason);
+    if (options.abortSignal?.aborted) onAbort();
+    options.abortSignal?.addEventListener("abort", onAbort, { once: true });
+    let open = true;
+    const stream = new ReadableStream<LanguageModelV3StreamPart>({
+      start: (controller) => {
+        controller.enqueue({ type: "stream-start", warnings: callWarnings(options) });
+        const end = (close: () => void) => {
+          if (open) close();
+          open = false;
+          options.abortSignal?.removeEventListener("abort", onAbort);
+        };
+        runTurn(context, (parts) => {
+          if (open) { for (const part of parts) controller.enqueue(part); }
+        }).then(
+          () => end(() => controller.close()),
+          (error: unknown) => end(() => controller.error(error)),
+        );
+      },
+      cancel: (reason) => {
+        open = false;
+        internal.abort(reason);
+      },
+    });
+    return {
+      stream,
+      request: {
+        body: {
+          argv: argvFor(context, context.plan.mode === "fresh" ? undefined : context.plan.chatId)
+            .slice(1),
+          resume: context.plan.mode,
+          resumeReason: context.plan.reason,
+        },
+      },
+    };
+  }
+
+  async #prepare(options: LanguageModelV3CallOptions, signal: AbortSignal): Promise<TurnContext> {
+    const config = this.#config;
+    const logger = config.logger ?? silentLogger;
+    const clock = config.clock ?? Date.now;
+    const binaryPath = config.binaryPath;
+    const fail = (error: CursorError) =>
+      toApiCallError(error, { url: `cursor-agent:${this.modelId}` });
+    if (binaryPath === undefined || binaryPath === "") {
+      throw fail(
+        new CursorError(
+          "config",
+          "Cannot find cursor-agent on PATH or in its install locations; install it (curl https://cursor.com/install -fsS | bash) or set its path in the provider settings",
+        ),
+      );
+    }
+    const tools = options.toolChoice?.type === "none" ? [] : options.tools;
+    const fingerprint = await toolFingerprint(tools);
+    const plan = await planResume({
+      enabled: config.sessionResume ?? isSessionResumeEnabled(config.env),
+      workspace: config.workspace,
+      model: this.modelId,
+      prompt: options.prompt,
+      toolFingerprint: fingerprint,
+      cache: config.resumeCache,
+      nowMs: clock(),
+    });
+    logger.line(`cursor-agent: model=${this.modelId} resume=${plan.mode} reason=${plan.reason}`);
+    const context: TurnContext = {
+      runner: config.runner,
+      binaryPath,
+      modelId: this.modelId,
+      workspace: config.workspace,
+      childEnv: childEnvironment(config),
+      permissions: permissionsOf(config),
+      plan,
+      fullPrompt: buildFullPrompt(options.prompt, tools),
+      hostTools: hostToolsOf(tools),
+      toolExecution: config.toolExecution ?? "host",
+      cache: config.resumeCache,
+      clock,
+      logger,
+      idleTimeoutMs: config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      includeRaw: options.includeRawChunks === true,
+      signal,
+      secrets: config.apiKey === undefined ? [] : [config.apiKey],
+    };
+    try {
+      argvFor(context, plan.mode === "fresh" ? undefined : plan.chatId);
+    } catch (error) {
+      throw fail(CursorError.from(error));
+    }
+    return context;
+  }
+}
+
+function childEnvironment(config: CursorAgentModelConfig): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(config.env)) {
+    if (value !== undefined) env[name] = value;
+  }
+  if (config.apiKey !== undefined && config.apiKey !== "") env["CURSOR_API_KEY"] = config.apiKey;
+  return env;
+}
+
+function permissionsOf(config: CursorAgentModelConfig): CursorAgentPermissions {
+  return {
+    ...(config.force === undefined ? {} : { force: config.force }),
+    ...(config.trust === undefined ? {} : { trust: config.trust }),
+    ...(config.approveMcps === undefined ? {} : { approveMcps: config.approveMcps }),
+    ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
+  };
+}

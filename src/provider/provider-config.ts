@@ -1,0 +1,204 @@
+/**
+ * What `createCursor` resolves once per provider and every model shares: credentials,
+ * the agent origin (looked up once, fail closed), header building, the transport, the
+ * blob store and the logger. No module-level state: everything lives here.
+ *
+ * @module
+ */
+import { sha256Hex } from "../core/bytes.ts";
+import { CursorError } from "../core/cursor-error.ts";
+import { type DebugLogger, silentLogger } from "../core/logger.ts";
+import { createTokenSource, type TokenSource } from "../auth/token-source.ts";
+import { validateAgentOrigin } from "../protocol/agent-host.ts";
+import { baseHeaders, resolveClientVersion } from "../protocol/headers.ts";
+import type { AgentTransport } from "../transport/agent-transport.ts";
+import { fetchAgentOrigin } from "../transport/server-config.ts";
+import { createSseTransport } from "../transport/sse-transport.ts";
+import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
+import type { WorkspaceFacts } from "../session/request-context.ts";
+import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
+
+/** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
+export interface ProviderAdapters {
+  /** Builds the HTTP/2 transport when `transport: "http2"` is asked for. */
+  readonly http2Transport?: (options: { readIdleMs?: number | undefined }) => AgentTransport;
+  /** The default debug logger when settings give none. */
+  readonly debugLogger?: () => DebugLogger;
+  /** The default machine id when settings give none. */
+  readonly machineId?: () => Promise<string>;
+  /** Workspace facts when settings give none. */
+  readonly workspace?: () => WorkspaceFacts;
+}
+
+/** The resolved provider configuration. */
+export interface ProviderConfig {
+  readonly providerName: string;
+  readonly apiBaseURL: string;
+  readonly fetch: typeof fetch;
+  readonly logger: DebugLogger;
+  readonly transport: AgentTransport;
+  readonly blobs: BlobStore;
+  readonly workspace: WorkspaceFacts;
+  readonly now: () => number;
+  readonly generateId: () => string;
+  /** The agent origin (resolved once, shared). */
+  agentOrigin(headers: Record<string, string>, signal?: AbortSignal): Promise<string>;
+  /** Headers for one request: auth, client identity, checksum, a fresh request id. */
+  headers(requestId: string, signal?: AbortSignal): Promise<Record<string, string>>;
+}
+
+/**
+ * Resolves settings and adapters into a provider configuration.
+ *
+ * @param settings The user's settings.
+ * @param adapters Runtime pieces from the platform entry.
+ * @returns The shared configuration.
+ * @throws {CursorError} `config` for an invalid agent URL or an unavailable transport.
+ */
+export function resolveProviderConfig(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters = {},
+): ProviderConfig {
+  const env = settings.env ?? {};
+  const fetchImpl = settings.fetch ?? globalThis.fetch.bind(globalThis);
+  const apiBaseURL = trimSlash(
+    settings.apiBaseURL ?? env.CURSOR_API_BASE_URL ?? DEFAULT_API_BASE_URL,
+  );
+  const allowLoopback = settings.allowLoopback ?? false;
+  const now = settings.now ?? Date.now;
+  const generateId = settings.generateId ?? (() => crypto.randomUUID());
+  const explicitAgent = settings.agentBaseURL ?? env.CURSOR_AGENT_BASE_URL;
+  const fixedAgent = explicitAgent === undefined
+    ? undefined
+    : validateAgentOrigin(explicitAgent, { allowLoopback });
+  const tokens: TokenSource = createTokenSource({
+    apiKey: settings.apiKey ?? env.CURSOR_API_KEY,
+    accessToken: settings.accessToken,
+    apiBaseURL,
+    fetch: fetchImpl,
+    now,
+  });
+  const machineId = memo(() =>
+    resolveMachineId(settings.machineId, adapters.machineId, generateId)
+  );
+  const clientVersion = memo(async () => {
+    const explicit = typeof settings.clientVersion === "function"
+      ? await settings.clientVersion()
+      : settings.clientVersion;
+    return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
+  });
+  let agentOrigin: Promise<string> | undefined;
+  return {
+    providerName: settings.name ?? "cursor",
+    apiBaseURL,
+    fetch: fetchImpl,
+    logger: settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
+    transport: resolveTransport(settings, adapters, fetchImpl),
+    blobs: createMemoryBlobStore(),
+    workspace: { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace },
+    now,
+    generateId,
+    agentOrigin(headers, signal) {
+      if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
+      agentOrigin ??= fetchAgentOrigin({
+        apiBaseURL,
+        headers,
+        fetch: fetchImpl,
+        allowLoopback,
+        ...(settings.timeouts?.unaryMs === undefined
+          ? {}
+          : { timeoutMs: settings.timeouts.unaryMs }),
+        ...(signal ? { signal } : {}),
+      });
+      agentOrigin.catch(() => (agentOrigin = undefined));
+      return agentOrigin;
+    },
+    async headers(requestId, signal) {
+      const [accessToken, version, id] = await Promise.all([
+        tokens.accessToken(signal),
+        clientVersion(),
+        machineId(),
+      ]);
+      return {
+        ...settings.headers,
+        ...baseHeaders({
+          accessToken,
+          clientVersion: version,
+          requestId,
+          nowMs: now(),
+          machineId: id,
+        }),
+      };
+    },
+  };
+}
+
+function resolveTransport(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+  fetchImpl: typeof fetch,
+): AgentTransport {
+  const choice = settings.transport ?? "sse";
+  if (typeof choice === "object") return choice;
+  const readIdleMs = settings.timeouts?.readIdleMs;
+  if (choice === "http2") {
+    if (!adapters.http2Transport) {
+      throw new CursorError(
+        "config",
+        'transport "http2" needs the Node entry (import from "ai-sdk-provider-cursor/node"); use "sse" elsewhere',
+      );
+    }
+    return adapters.http2Transport({ readIdleMs });
+  }
+  if (choice !== "sse") {
+    throw new CursorError(
+      "config",
+      `Unknown transport ${JSON.stringify(choice)}: use "sse" or "http2"`,
+    );
+  }
+  return createSseTransport({
+    fetch: fetchImpl,
+    ...(readIdleMs === undefined ? {} : { readIdleMs }),
+    ...(settings.timeouts?.appendMs === undefined
+      ? {}
+      : { appendTimeoutMs: settings.timeouts.appendMs }),
+  });
+}
+
+async function resolveMachineId(
+  configured: CursorProviderSettings["machineId"],
+  adapter: (() => Promise<string>) | undefined,
+  generateId: () => string,
+): Promise<string> {
+  const value = typeof configured === "function" ? await configured() : configured;
+  if (value) {
+    if (!/^[0-9a-f]{64}$/.test(value)) {
+      throw new CursorError("config", "machineId must be 64 lowercase hex digits");
+    }
+    return value;
+  }
+  if (adapter) return await adapter();
+  return await sha256Hex(generateId());
+}
+
+function defaultWorkspace(): WorkspaceFacts {
+  return {
+    workspaceRoot: "/",
+    osVersion: "unknown",
+    shell: "/bin/sh",
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
+  };
+}
+
+function memo<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make();
+    value.catch(() => (value = undefined));
+    return value;
+  };
+}
+
+function trimSlash(url: string): string {
+  return url.trim().replace(/\/+$/, "");
+}

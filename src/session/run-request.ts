@@ -1,0 +1,86 @@
+/**
+ * Builds the `AgentRunRequest` of a turn: the user message (text, images), the request
+ * context, the requested model, and the conversation identity.
+ *
+ * @module
+ */
+import { create } from "@bufbuild/protobuf";
+import { type AgentRunRequest, AgentRunRequestSchema } from "../gen/agent/v1/run_request_pb.ts";
+import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
+import { AgentMode } from "../gen/agent/v1/common_pb.ts";
+
+/** An image for the user message. */
+export interface RunImage {
+  readonly data: Uint8Array;
+  readonly mimeType: string;
+  readonly uuid: string;
+}
+
+/** What a turn's run request is built from. */
+export interface RunRequestInputs {
+  readonly conversationId: string;
+  readonly conversationGroupId: string;
+  readonly messageId: string;
+  readonly userText: string;
+  readonly images: readonly RunImage[];
+  readonly requestContext: RequestContext;
+  readonly model: {
+    readonly modelId: string;
+    readonly maxMode: boolean;
+    readonly parameters: readonly { readonly id: string; readonly value: string }[];
+  };
+}
+
+/**
+ * Builds the run request for a new user turn (the checkpoint is spliced in at encoding).
+ *
+ * @param inputs Conversation identity, the user message, context and model.
+ * @returns The request, without `conversation_state`.
+ *
+ * @example
+ * ```ts
+ * import { buildUserTurnRequest } from "./run-request.ts";
+ * import { buildRequestContext } from "./request-context.ts";
+ *
+ * const request = buildUserTurnRequest({
+ *   conversationId: "c", conversationGroupId: "c", messageId: "m", userText: "Hi", images: [],
+ *   requestContext: buildRequestContext({ workspace: { workspaceRoot: "/", osVersion: "x", shell: "sh", timeZone: "UTC" }, systemPrompt: "" }),
+ *   model: { modelId: "composer-2", maxMode: false, parameters: [] },
+ * });
+ * console.assert(request.action?.action.case === "userMessageAction");
+ * ```
+ */
+export function buildUserTurnRequest(inputs: RunRequestInputs): AgentRunRequest {
+  return create(AgentRunRequestSchema, {
+    action: {
+      action: {
+        case: "userMessageAction",
+        value: {
+          userMessage: {
+            text: inputs.userText,
+            messageId: inputs.messageId,
+            mode: AgentMode.AGENT,
+            ...(inputs.images.length === 0 ? {} : {
+              selectedContext: {
+                selectedImages: inputs.images.map((image) => ({
+                  uuid: image.uuid,
+                  mimeType: image.mimeType,
+                  dataOrBlobId: { case: "data" as const, value: image.data },
+                })),
+              },
+            }),
+          },
+          requestContext: inputs.requestContext,
+        },
+      },
+    },
+    conversationId: inputs.conversationId,
+    conversationGroupId: inputs.conversationGroupId,
+    requestedModel: {
+      modelId: inputs.model.modelId,
+      maxMode: inputs.model.maxMode,
+      parameters: inputs.model.parameters.map((p) => ({ id: p.id, value: p.value })),
+    },
+    runId: inputs.messageId,
+  });
+}
