@@ -126,7 +126,6 @@ export interface CursorAgentModelConfig
  *
  * @example Streaming with a stub runner that plays a recorded CLI run
  * ```ts
- * import { streamText } from "ai";
  * import { createCursorAgentLanguageModel, createResumeCache } from "./cursor-agent-language-model.ts";
  *
  * const lines = [
@@ -150,8 +149,9 @@ export interface CursorAgentModelConfig
  *   env: {},
  *   resumeCache: createResumeCache(),
  * });
- * const result = streamText({ model, prompt: "Say hi" });
- * console.assert(await result.text === "Hi!");
+ * const result = await model.doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "Say hi" }] }] });
+ * console.assert(result.content[0]?.type === "text" && result.content[0].text === "Hi!");
+ * console.assert(result.finishReason.unified === "stop");
  * ```
  */
 export function createCursorAgentLanguageModel(

@@ -9,23 +9,26 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { CursorError } from "../core/cursor-error.ts";
 import { encodeRunRequestMessage } from "../protocol/run-request-bytes.ts";
+import { sha256Hex } from "../core/bytes.ts";
 import { AgentRun } from "../session/agent-run.ts";
-import { createRequestContextCache } from "../session/request-context.ts";
+import { type AdvertisedTool, materializeRequestContext } from "../session/request-context.ts";
 import { buildUserTurnRequest } from "../session/run-request.ts";
-import type { RunEvent } from "../session/run-events.ts";
+import { ActiveTurn } from "./active-turn.ts";
 import { toApiCallError } from "./api-call-error.ts";
 import { convertPrompt } from "./convert-prompt.ts";
+import { outboundRunLine, shortHash } from "./debug-lines.ts";
+import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel, unsupportedOptionWarnings } from "./model-options.ts";
 import type { ProviderConfig } from "./provider-config.ts";
-import { finishLine, outboundRunLine } from "./debug-lines.ts";
-import { buildFinish } from "./finish.ts";
-import { closeOpenParts, createRunStreamState, mapRunEvent } from "./run-stream.ts";
+import { isMetadataCall, sessionKey } from "./session-key.ts";
+import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
+import { planTurn, type TurnPlan } from "./turn-plan.ts";
+import { openTurnStream } from "./turn-stream.ts";
 
 /**
  * A Cursor model. Create it through `createCursor()(modelId)`.
@@ -122,23 +125,129 @@ export class CursorLanguageModel implements LanguageModelV3 {
 
   async #stream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const config = this.#config;
+    config.conversations.sweep();
     const cursorOptions = readCursorOptions(options.providerOptions, config.providerName);
     const selection = selectModel(this.modelId, cursorOptions);
-    const prompt = convertPrompt(options.prompt, { supportsImages: true });
-    const warnings = [...unsupportedOptionWarnings(options), ...prompt.warnings];
-    const requestContext = createRequestContextCache()({
-      workspace: config.workspace,
-      systemPrompt: prompt.systemPrompt,
+    const tools = classifyHostTools(options.tools);
+    const warnings: SharedV3Warning[] = unsupportedOptionWarnings(options);
+    const key = sessionKey(options.headers, cursorOptions);
+    const results = trailingToolResults(options.prompt);
+    const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
+    if (resumed) return resumed;
+    const converted = convertPrompt(options.prompt, { supportsImages: true });
+    warnings.push(...converted.warnings);
+    const metadataCall = isMetadataCall(converted.systemPrompt, tools);
+    const plan = planTurn({
+      key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
+      metadataCall,
+      prompt: options.prompt,
+      converted,
+      store: config.conversations,
+      newId: config.generateId,
+      orphanResults: results.length > 0,
     });
-    const conversationId = config.generateId();
+    if (plan.resetReason && config.logger.enabled) {
+      config.logger.line(
+        `conversation reset: reason=${plan.resetReason} sessionKey=${
+          key ?? "none"
+        } conversationId=${plan.conversationId} conversationGroupId=${plan.groupId}`,
+      );
+    }
+    return await this.#startTurn({ plan, selection, tools, options, warnings, key, converted });
+  }
+
+  /** Resumes a held Run when the prompt ends with results for its tool calls. */
+  async #resumeHeld(
+    key: string | undefined,
+    results: ReturnType<typeof trailingToolResults>,
+    tools: HostTools,
+    options: LanguageModelV3CallOptions,
+    warnings: SharedV3Warning[],
+  ): Promise<LanguageModelV3StreamResult | undefined> {
+    const config = this.#config;
+    const ownerKey = results.map((r) => config.toolCallOwners.get(r.toolCallId)).find((k) =>
+      k !== undefined
+    );
+    const holdKey = key ?? ownerKey;
+    const conversation = holdKey === undefined ? undefined : config.conversations.get(holdKey);
+    if (conversation === undefined || holdKey === undefined) return undefined;
+    if (results.length === 0 || conversation.held === undefined) {
+      if (conversation.held !== undefined) {
+        const stale = config.conversations.take(conversation);
+        stale?.close();
+        conversation.heldReleaseReason = "superseded-by-new-user-turn";
+        if (config.logger.enabled) {
+          config.logger.line(
+            `held Run released: conversationId=${conversation.conversationId} reason=superseded-by-new-user-turn`,
+          );
+        }
+      } else if (results.length > 0 && config.logger.enabled) {
+        config.logger.line(
+          `continuation: ${results.length} interrupted trailing tool result(s) [${
+            results.map((r) => r.toolName).join(",")
+          }] heldRun=${conversation.heldReleaseReason ?? "missing-process-local-state"}`,
+        );
+      }
+      return undefined;
+    }
+    const turn = config.conversations.take(conversation);
+    if (turn === undefined) return undefined;
+    for (const result of results) config.toolCallOwners.delete(result.toolCallId);
+    for (const message of await turn.deliverResults(results)) {
+      warnings.push({ type: "other", message });
+    }
+    const stream = await openTurnStream({
+      turn,
+      config,
+      conversation,
+      holdKey,
+      prompt: options.prompt,
+      tools,
+      warnings,
+      diagnostics: {
+        sessionKey: key ?? "none",
+        continuity: "warm",
+        coldReason: undefined,
+        requestContext: "reused",
+        requestContextHash: conversation.requestContext
+          ? await shortHash(conversation.requestContext.bytes)
+          : "none",
+      },
+    });
+    return {
+      stream,
+      request: {
+        body: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
+      },
+    };
+  }
+
+  async #startTurn(input: {
+    plan: TurnPlan;
+    selection: ReturnType<typeof selectModel>;
+    tools: HostTools;
+    options: LanguageModelV3CallOptions;
+    warnings: SharedV3Warning[];
+    key: string | undefined;
+    converted: ReturnType<typeof convertPrompt>;
+  }): Promise<LanguageModelV3StreamResult> {
+    const config = this.#config;
+    const { plan, selection, tools, options } = input;
+    const conversation = plan.conversation;
+    const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
+    if (conversation) conversation.advertisedTools = advertised;
+    const requestContext = materializeRequestContext(
+      { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised },
+      conversation?.requestContext,
+    );
+    if (conversation) conversation.requestContext = requestContext;
     const requestId = config.generateId();
-    const userText = prompt.history ? `${prompt.history}\n\n${prompt.userText}` : prompt.userText;
     const request = buildUserTurnRequest({
-      conversationId,
-      conversationGroupId: conversationId,
+      conversationId: plan.conversationId,
+      conversationGroupId: plan.groupId,
       messageId: config.generateId(),
-      userText,
-      images: prompt.images.map((image) => ({ ...image, uuid: config.generateId() })),
+      userText: plan.userText,
+      images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
       requestContext: requestContext.message,
       model: selection,
     });
@@ -155,90 +264,101 @@ export class CursorLanguageModel implements LanguageModelV3 {
       requestContext: requestContext.message,
       logger: config.logger,
     });
+    const requestContextHash = await shortHash(requestContext.bytes);
     if (config.logger.enabled) {
-      config.logger.line(outboundRunLine({
-        sessionKey: cursorOptions.sessionId ?? "none",
-        conversationId,
-        model: selection.modelId,
+      await logOutbound(config, {
+        plan,
+        selection,
+        key: input.key,
         transport: config.transport.kind,
-        checkpointLen: 0,
-        requestContextReused: requestContext.reused,
-        requestContextBytes: requestContext.bytes,
-        systemPromptSent: prompt.systemPrompt !== "",
-      }));
+        requestContext,
+      });
     }
     options.abortSignal?.addEventListener("abort", () => run.close(), { once: true });
-    await run.start(encodeRunRequestMessage(request, new Uint8Array(0)));
-    const events = run.events();
-    const first = await events.next().catch((error: unknown) => {
-      run.close();
-      throw error;
+    await run.start(encodeRunRequestMessage(request, plan.checkpoint));
+    const turn = new ActiveTurn({
+      run,
+      conversationId: plan.conversationId,
+      modelId: selection.modelId,
+      priorUsed: plan.priorUsed,
+      priorCategories: conversation?.checkpointCategories,
+      newId: config.generateId,
+      logger: config.logger,
+      workspaceRoot: config.workspace.workspaceRoot,
+    });
+    const result = await openTurnStream({
+      turn,
+      config,
+      conversation,
+      holdKey: conversation?.key ?? `anonymous:${plan.conversationId}`,
+      prompt: options.prompt,
+      tools,
+      warnings: input.warnings,
+      diagnostics: {
+        sessionKey: input.key ?? "none",
+        continuity: plan.continuity,
+        coldReason: plan.coldReason,
+        requestContext: requestContext.reused ? "reused" : "built",
+        requestContextHash,
+      },
     });
     return {
-      stream: this.#parts(run, events, first, warnings, {
-        modelId: selection.modelId,
-        conversationId,
-      }),
-      request: { body: { model: selection.modelId, conversationId } },
+      stream: result,
+      request: {
+        body: {
+          model: selection.modelId,
+          conversationId: plan.conversationId,
+          continuity: plan.continuity,
+        },
+      },
     };
   }
+}
 
-  #parts(
-    run: AgentRun,
-    events: AsyncGenerator<RunEvent, void, undefined>,
-    first: IteratorResult<RunEvent, void>,
-    warnings: SharedV3Warning[],
-    identity: { modelId: string; conversationId: string },
-  ): ReadableStream<LanguageModelV3StreamPart> {
-    const state = createRunStreamState();
-    const config = this.#config;
-    let pending: IteratorResult<RunEvent, void> | undefined = first;
-    return new ReadableStream<LanguageModelV3StreamPart>({
-      start(controller) {
-        controller.enqueue({ type: "stream-start", warnings });
-        controller.enqueue({
-          type: "response-metadata",
-          id: identity.conversationId,
-          modelId: identity.modelId,
-          timestamp: new Date(config.now()),
-        });
-      },
-      async pull(controller) {
-        try {
-          // Keep reading until this pull produced a part: a pull that enqueues nothing stalls the stream.
-          for (let produced = 0; produced === 0;) {
-            const next = pending ?? await events.next();
-            pending = undefined;
-            if (next.done) {
-              for (const part of closeOpenParts(state)) controller.enqueue(part);
-              const finish = buildFinish(state, { priorUsed: undefined, activity: run.activity });
-              if (config.logger.enabled) config.logger.line(finishLine(finish.log));
-              controller.enqueue(finish.part);
-              controller.close();
-              return;
-            }
-            if (next.value.type === "warning") {
-              if (config.logger.enabled) config.logger.line(`run warning: ${next.value.message}`);
-              continue;
-            }
-            for (const part of mapRunEvent(state, next.value)) {
-              controller.enqueue(part);
-              produced++;
-            }
-          }
-        } catch (error) {
-          for (const part of closeOpenParts(state)) controller.enqueue(part);
-          controller.enqueue({
-            type: "error",
-            error: toApiCallError(error, { url: identity.modelId }),
-          });
-          controller.close();
-          run.close();
-        }
-      },
-      cancel() {
-        run.close();
-      },
-    });
+/** The catalog advertised to Cursor: earlier names kept, new MCP-only host tools appended. */
+function advertisedTools(previous: readonly AdvertisedTool[], tools: HostTools): AdvertisedTool[] {
+  const out = [...previous];
+  const known = new Set(out.map((t) => t.name));
+  for (const [name, tool] of tools.mcp) {
+    if (known.has(name)) continue;
+    out.push({ name, description: tool.description ?? "", inputSchema: tool.inputSchema });
   }
+  return out;
+}
+
+async function logOutbound(
+  config: ProviderConfig,
+  facts: {
+    plan: TurnPlan;
+    selection: ReturnType<typeof selectModel>;
+    key: string | undefined;
+    transport: string;
+    requestContext: { bytes: Uint8Array; reused: boolean };
+  },
+): Promise<void> {
+  const { plan } = facts;
+  config.logger.line(outboundRunLine({
+    sessionKey: facts.key ?? "none",
+    conversationId: plan.conversationId,
+    model: facts.selection.modelId,
+    transport: facts.transport,
+    checkpointLen: plan.checkpoint.length,
+    requestContextReused: facts.requestContext.reused,
+    requestContextBytes: facts.requestContext.bytes,
+    systemPromptSent: plan.continuity === "cold",
+    reset: plan.resetReason !== undefined,
+  }));
+  config.logger.line(
+    `hash systemPrompt sha256=${await sha256Hex(plan.systemPrompt)} sent=${
+      plan.continuity === "cold"
+    }`,
+  );
+  config.logger.line(
+    `hash requestContext sha256=${await sha256Hex(
+      facts.requestContext.bytes,
+    )} bytes=${facts.requestContext.bytes.length}`,
+  );
+  config.logger.line(
+    `hash checkpoint sha256=${await sha256Hex(plan.checkpoint)} bytes=${plan.checkpoint.length}`,
+  );
 }

@@ -9,10 +9,17 @@ import type { RunActivity } from "../session/agent-run.ts";
 import { mapUsage, type UsageSource } from "./map-usage.ts";
 import type { RunStreamState } from "./run-stream.ts";
 
+/** Where a finish's usage came from (runbook `source=`). */
+export type FinishSource =
+  | UsageSource
+  | "occupancy-checkpoint-current-run"
+  | "occupancy-checkpoint-previous-turn"
+  | "intermediate-zero";
+
 /** What the `finish:` debug line prints. */
 export interface FinishLog {
   readonly reason: "stop" | "tool-calls" | "error";
-  readonly source: UsageSource;
+  readonly source: FinishSource;
   readonly v3In: number;
   readonly v3Out: number;
   readonly v3CacheRead: number;
@@ -36,16 +43,18 @@ export interface FinishLog {
  */
 export function buildFinish(
   state: RunStreamState,
-  context: { priorUsed: number | undefined; activity: RunActivity },
+  context: { priorUsed: number | undefined; activity: RunActivity; reason?: "stop" | "tool-calls" },
 ): { part: LanguageModelV3StreamPart; log: FinishLog } {
+  const reason = context.reason ?? "stop";
   const mapped = mapUsage({
-    counters: state.counters,
+    counters: reason === "stop" ? state.counters : undefined,
     currentUsed: state.latestUsed,
     priorUsed: context.priorUsed,
   });
+  const source: FinishSource = reason === "stop" ? mapped.source : occupancySource(mapped.source);
   const counters = state.counters;
   const metadata: JSONObject = {
-    usageSource: mapped.source,
+    usageSource: source,
     contextTokens: state.latestUsed ?? null,
     priorContextTokens: context.priorUsed ?? null,
     categories: state.checkpointCategories ?? null,
@@ -67,13 +76,15 @@ export function buildFinish(
   return {
     part: {
       type: "finish",
-      finishReason: { unified: "stop", raw: "turn_ended" },
+      finishReason: reason === "stop"
+        ? { unified: "stop", raw: "turn_ended" }
+        : { unified: "tool-calls", raw: "exec" },
       usage,
       providerMetadata: { cursor: metadata },
     },
     log: {
-      reason: "stop",
-      source: mapped.source,
+      reason,
+      source,
       v3In: usage.inputTokens.total ?? 0,
       v3Out: usage.outputTokens.total ?? 0,
       v3CacheRead: usage.inputTokens.cacheRead ?? 0,
@@ -90,4 +101,10 @@ export function buildFinish(
       occupancyPrefixCache: context.priorUsed ?? 0,
     },
   };
+}
+
+function occupancySource(source: UsageSource): FinishSource {
+  if (source === "checkpoint-current-run") return "occupancy-checkpoint-current-run";
+  if (source === "checkpoint-previous-turn") return "occupancy-checkpoint-previous-turn";
+  return "intermediate-zero";
 }

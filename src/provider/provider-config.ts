@@ -16,6 +16,8 @@ import { fetchAgentOrigin } from "../transport/server-config.ts";
 import { createSseTransport } from "../transport/sse-transport.ts";
 import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
+import { type ConversationStore, createConversationStore } from "../session/conversation-store.ts";
+import type { ActiveTurn } from "./active-turn.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
@@ -41,6 +43,10 @@ export interface ProviderConfig {
   readonly workspace: WorkspaceFacts;
   readonly now: () => number;
   readonly generateId: () => string;
+  /** Conversations by host session, with their held Runs. */
+  readonly conversations: ConversationStore<ActiveTurn>;
+  /** Which conversation owes each outstanding host tool call (for apps that send no session key). */
+  readonly toolCallOwners: Map<string, string>;
   /** The agent origin (resolved once, shared). */
   agentOrigin(headers: Record<string, string>, signal?: AbortSignal): Promise<string>;
   /** Headers for one request: auth, client identity, checksum, a fresh request id. */
@@ -88,16 +94,28 @@ export function resolveProviderConfig(
     return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
   });
   let agentOrigin: Promise<string> | undefined;
+  const logger = settings.debug ?? adapters.debugLogger?.() ?? silentLogger;
   return {
     providerName: settings.name ?? "cursor",
     apiBaseURL,
     fetch: fetchImpl,
-    logger: settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
+    logger,
     transport: resolveTransport(settings, adapters, fetchImpl),
     blobs: createMemoryBlobStore(),
     workspace: { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace },
     now,
     generateId,
+    conversations: createConversationStore<ActiveTurn>({
+      now,
+      release: (held, reason) => {
+        const turn = held as ActiveTurn;
+        turn.close();
+        if (logger.enabled) {
+          logger.line(`held Run released: conversationId=${turn.conversationId} reason=${reason}`);
+        }
+      },
+    }),
+    toolCallOwners: new Map(),
     agentOrigin(headers, signal) {
       if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
       agentOrigin ??= fetchAgentOrigin({

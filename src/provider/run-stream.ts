@@ -16,6 +16,11 @@ export interface RunStreamState {
   latestUsed: number | undefined;
   latestCheckpoint: Uint8Array | undefined;
   checkpointCategories: string | undefined;
+  /** The latest checkpoint's context window and category breakdown. */
+  latestMax: number | undefined;
+  latestCategories: Record<string, number> | undefined;
+  /** The breakdown's own total, to validate the category sum. */
+  latestBreakdownTotal: number | undefined;
   text: string;
 }
 
@@ -29,6 +34,9 @@ export function createRunStreamState(): RunStreamState {
     latestUsed: undefined,
     latestCheckpoint: undefined,
     checkpointCategories: undefined,
+    latestMax: undefined,
+    latestCategories: undefined,
+    latestBreakdownTotal: undefined,
     text: "",
   };
 }
@@ -79,6 +87,11 @@ export function mapRunEvent(state: RunStreamState, event: RunEvent): LanguageMod
       if (event.tokenDetails && event.tokenDetails.usedTokens > 0) {
         state.latestUsed = event.tokenDetails.usedTokens;
         const categories = event.tokenDetails.breakdown?.categories ?? [];
+        state.latestMax = event.tokenDetails.maxTokens;
+        state.latestCategories = Object.fromEntries(
+          categories.map((c) => [c.id, c.estimatedTokens]),
+        );
+        state.latestBreakdownTotal = event.tokenDetails.breakdown?.totalUsedTokens;
         state.checkpointCategories = `{${
           categories.map((c) => `${c.id}:${c.estimatedTokens}`).join(",")
         }}`;

@@ -19,7 +19,8 @@ import {
   AgentServerMessageSchema,
 } from "../gen/agent/v1/server_message_pb.ts";
 import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
-import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
+import type { ExecClientMessageSchema, ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { KvServerMessage } from "../gen/agent/v1/kv_pb.ts";
 import type { InteractionUpdate } from "../gen/agent/v1/interaction_update_pb.ts";
 import { rawFieldBytes } from "../protocol/raw-field.ts";
@@ -28,6 +29,11 @@ import type { BlobStore } from "./blob-store.ts";
 import { refuseExec } from "./exec-refusal.ts";
 import { declineInteraction } from "./interaction-decline.ts";
 import type { RunEvent, TurnCounters } from "./run-events.ts";
+
+/** The `message` oneof of an exec result. */
+export type ExecResultMessage = NonNullable<
+  MessageInitShape<typeof ExecClientMessageSchema>["message"]
+>;
 
 /** Client heartbeat period: 5 s, as the official client. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
@@ -42,8 +48,6 @@ export interface AgentRunOptions {
   readonly logger: DebugLogger;
   /** Heartbeat period; default 5 s. */
   readonly heartbeatMs?: number;
-  /** Why execs are refused (the exec bridge replaces this in a later layer). */
-  readonly refusalReason?: string;
 }
 
 /** Activity counts for the diagnostics lines. */
@@ -221,9 +225,12 @@ export class AgentRun {
           message: `Declined interaction query ${String(m.value.query.case)}`,
         }];
       }
-      case "execServerControlMessage":
+      case "execServerControlMessage": {
         this.activity.visibleOutput = true;
-        return [{ type: "warning", message: "Cursor aborted an exec this client does not run" }];
+        const control = m.value.message;
+        if (control.case === "abort") return [{ type: "exec-abort", id: control.value.id }];
+        return [{ type: "warning", message: "Skipped an exec control message of an unknown kind" }];
+      }
       default:
         this.activity.visibleOutput = true;
         return [{ type: "warning", message: "Skipped a server message of an unknown kind" }];
@@ -341,7 +348,35 @@ export class AgentRun {
       return [];
     }
     this.activity.visibleOutput = true;
-    const reason = this.#options.refusalReason ?? "This tool is not available in this session";
+    return [{ type: "exec", exec }];
+  }
+
+  /**
+   * Answers an exec with its result message(s), then `stream_close`.
+   *
+   * @param id The exec's id.
+   * @param results The result messages (a shell stream has several).
+   */
+  async answerExec(id: number, results: readonly ExecResultMessage[]): Promise<void> {
+    for (const message of results) {
+      await this.send({ message: { case: "execClientMessage", value: { id, message } } });
+    }
+    await this.send({
+      message: {
+        case: "execClientControlMessage",
+        value: { message: { case: "streamClose", value: { id } } },
+      },
+    });
+  }
+
+  /**
+   * Refuses an exec explicitly: a typed rejection of its own result type where one exists,
+   * else an exec `throw`.
+   *
+   * @param exec The exec request.
+   * @param reason Why, shown to the model.
+   */
+  async refuseExec(exec: ExecServerMessage, reason: string): Promise<void> {
     const refusal = refuseExec(exec, reason);
     if (refusal === undefined) {
       await this.send({
@@ -350,21 +385,20 @@ export class AgentRun {
           value: {
             message: {
               case: "throw",
-              value: { id: exec.id, error: `Unsupported exec ${String(exec.message.case)}` },
+              value: { id: exec.id, error: `${reason} (${String(exec.message.case)})` },
             },
           },
         },
       });
-    } else {
-      await this.send({ message: { case: "execClientMessage", value: refusal } });
-      await this.send({
-        message: {
-          case: "execClientControlMessage",
-          value: { message: { case: "streamClose", value: { id: exec.id } } },
-        },
-      });
+      return;
     }
-    return [{ type: "warning", message: `Refused exec ${String(exec.message.case)}: ${reason}` }];
+    await this.send({ message: { case: "execClientMessage", value: refusal } });
+    await this.send({
+      message: {
+        case: "execClientControlMessage",
+        value: { message: { case: "streamClose", value: { id: exec.id } } },
+      },
+    });
   }
 
   #interrupted(message: string): CursorError {

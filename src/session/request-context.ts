@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromJson, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { type RequestContext, RequestContextSchema } from "../gen/agent/v1/request_context_pb.ts";
 
 /** What the request context is built from. */
@@ -24,7 +25,20 @@ export interface RequestContextInputs {
   readonly workspace: WorkspaceFacts;
   /** The host's system prompt, sent as one global rule. */
   readonly systemPrompt: string;
+  /** Host tools advertised to Cursor as MCP tools (those with no Cursor counterpart). */
+  readonly tools?: readonly AdvertisedTool[];
 }
+
+/** A host tool as Cursor sees it. */
+export interface AdvertisedTool {
+  readonly name: string;
+  readonly description: string;
+  /** The tool's JSON schema. */
+  readonly inputSchema: unknown;
+}
+
+/** The MCP provider identifier host tools are advertised under. */
+export const HOST_TOOL_PROVIDER = "opencode";
 
 /** The rule path under which the host's system prompt travels. */
 export const SYSTEM_RULE_PATH = "system-instructions";
@@ -66,10 +80,18 @@ export function buildRequestContext(inputs: RequestContextInputs): RequestContex
       processWorkingDirectory: workspace.workspaceRoot,
       isWorkingDirHomeDir: workspace.isHomeDirectory ?? false,
     },
+    tools: (inputs.tools ?? []).map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: fromJson(ValueSchema, toJsonValue(tool.inputSchema)),
+      providerIdentifier: HOST_TOOL_PROVIDER,
+      toolName: tool.name,
+    })),
     webSearchEnabled: false,
     webFetchEnabled: false,
     rulesInfoComplete: true,
     envInfoComplete: true,
+    mcpInfoComplete: true,
   });
 }
 
@@ -98,4 +120,38 @@ export function createRequestContextCache(): (
     key = nextKey;
     return { ...cached, reused: false };
   };
+}
+
+function toJsonValue(value: unknown): JsonValue {
+  if (
+    value === null || typeof value === "string" || typeof value === "number" ||
+    typeof value === "boolean"
+  ) return value;
+  if (Array.isArray(value)) return value.map(toJsonValue);
+  if (typeof value === "object") {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [key, entry] of Object.entries(value)) {
+      if (entry !== undefined) out[key] = toJsonValue(entry);
+    }
+    return out;
+  }
+  return null;
+}
+
+/**
+ * Materializes a request context, reusing the previous one (same object, same bytes)
+ * when its inputs are unchanged.
+ *
+ * @param inputs What the context is built from.
+ * @param previous The previously sent context with its inputs key.
+ * @returns The context, its key, and whether it was reused.
+ */
+export function materializeRequestContext(
+  inputs: RequestContextInputs,
+  previous: (MaterializedRequestContext & { readonly key: string }) | undefined,
+): MaterializedRequestContext & { readonly key: string; readonly reused: boolean } {
+  const key = JSON.stringify(inputs);
+  if (previous !== undefined && previous.key === key) return { ...previous, reused: true };
+  const message = buildRequestContext(inputs);
+  return { message, bytes: toBinary(RequestContextSchema, message), key, reused: false };
 }

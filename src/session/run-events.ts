@@ -5,6 +5,7 @@
  * @module
  */
 import type { ConversationTokenDetails } from "../gen/agent/v1/conversation_state_pb.ts";
+import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
 
 /** Cursor's five TurnEnded counters, as numbers. */
 export interface TurnCounters {
@@ -35,4 +36,6 @@ export type RunEvent =
     readonly tokenDetails: ConversationTokenDetails | undefined;
   }
   | { readonly type: "turn-ended"; readonly counters: TurnCounters }
+  | { readonly type: "exec"; readonly exec: ExecServerMessage }
+  | { readonly type: "exec-abort"; readonly id: number }
   | { readonly type: "warning"; readonly message: string };

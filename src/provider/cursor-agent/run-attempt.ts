@@ -72,7 +72,11 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const pump = new StdoutPump(input, handle);
   const stop = await pump.run();
   if (stop !== undefined) {
-    handle.kill();
+    try {
+      handle.kill();
+    } catch (error) {
+      input.logger.line(`cursor-agent: stopping the process failed: ${String(error)}`);
+    }
     return stop.kind === "idle-timeout"
       ? { kind: "idle-timeout", stderr: await settle(stderr) }
       : stop;

@@ -1,0 +1,237 @@
+/**
+ * One turn of a held Run as the provider drives it across `doStream` calls: pumping
+ * events into stream parts, bridging exec requests to host tool calls (collecting a
+ * parallel batch), pausing with `finish: tool-calls` while the host runs them, and
+ * resuming when their results come back.
+ *
+ * @module
+ */
+import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
+import type { DebugLogger } from "../core/logger.ts";
+import type { AgentRun } from "../session/agent-run.ts";
+import type { RunEvent } from "../session/run-events.ts";
+import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
+import {
+  closeOpenParts,
+  createRunStreamState,
+  mapRunEvent,
+  type RunStreamState,
+} from "./run-stream.ts";
+import { type BridgedCall, bridgeExec } from "./tools/exec-to-tool-call.ts";
+import { execResultMessages } from "./tools/exec-results.ts";
+import type { HostTools } from "./tools/host-tools.ts";
+import { toolResultText } from "./tools/tool-result-text.ts";
+import { rawReadContent } from "./tools/read-output.ts";
+
+/** How long to wait for more exec requests of the same batch (parallel tool calls). */
+export const BATCH_WINDOW_MS = 120;
+
+/** A host tool call waiting for its result. */
+interface PendingCall {
+  readonly exec: ExecServerMessage;
+  readonly call: BridgedCall;
+}
+
+/** Why a pump stopped. */
+export type PumpOutcome = "tool-calls" | "turn-ended";
+
+/** Everything a turn carries between `doStream` calls. */
+export class ActiveTurn {
+  readonly run: AgentRun;
+  readonly events: AsyncGenerator<RunEvent, void, undefined>;
+  readonly conversationId: string;
+  readonly modelId: string;
+  /** Context occupancy of the checkpoint the Run started from. */
+  readonly priorUsed: number | undefined;
+  /** The prior checkpoint's categories. */
+  readonly priorCategories: Record<string, number> | undefined;
+  state: RunStreamState = createRunStreamState();
+  pumpPasses = 0;
+  toolCalls = 0;
+  #next: Promise<IteratorResult<RunEvent, void>> | undefined;
+  readonly #pending = new Map<string, PendingCall>();
+  readonly #reads = new Map<string, string>();
+  readonly #newId: () => string;
+  readonly #logger: DebugLogger;
+  readonly #workspaceRoot: string;
+
+  constructor(options: {
+    run: AgentRun;
+    conversationId: string;
+    modelId: string;
+    priorUsed: number | undefined;
+    priorCategories?: Record<string, number> | undefined;
+    newId: () => string;
+    logger: DebugLogger;
+    workspaceRoot: string;
+  }) {
+    this.run = options.run;
+    this.events = options.run.events();
+    this.conversationId = options.conversationId;
+    this.modelId = options.modelId;
+    this.priorUsed = options.priorUsed;
+    this.priorCategories = options.priorCategories;
+    this.#newId = options.newId;
+    this.#logger = options.logger;
+    this.#workspaceRoot = options.workspaceRoot;
+  }
+
+  /** Tool call ids the host still owes a result for. */
+  get pendingIds(): string[] {
+    return [...this.#pending.keys()];
+  }
+
+  /**
+   * Starts the next pump: a fresh mapper state for this `doStream` call.
+   */
+  beginPass(): void {
+    this.pumpPasses++;
+    const previous = this.state;
+    this.state = {
+      ...createRunStreamState(),
+      counters: previous.counters,
+      latestUsed: previous.latestUsed,
+      latestCheckpoint: previous.latestCheckpoint,
+      checkpointCategories: previous.checkpointCategories,
+      latestMax: previous.latestMax,
+      latestCategories: previous.latestCategories,
+      latestBreakdownTotal: previous.latestBreakdownTotal,
+    };
+  }
+
+  /**
+   * Sends the host's tool results back on the Run as typed exec results. Results for ids
+   * this turn does not owe are ignored with a warning; owed results the host did not
+   * return are refused explicitly so the Run never waits forever.
+   *
+   * @param results The tool result parts at the tail of the host's prompt.
+   * @returns Warnings for the host.
+   */
+  async deliverResults(results: readonly LanguageModelV3ToolResultPart[]): Promise<string[]> {
+    const warnings: string[] = [];
+    for (const result of results) {
+      const pending = this.#pending.get(result.toolCallId);
+      if (pending === undefined) {
+        warnings.push(`Ignored a tool result for unknown call ${result.toolCallId}`);
+        continue;
+      }
+      this.#pending.delete(result.toolCallId);
+      const text = toolResultText(result.output);
+      if (pending.call.result.kind === "read" && !text.isError) {
+        this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
+      }
+      await this.run.answerExec(pending.exec.id, execResultMessages(pending.call.result, text));
+    }
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id);
+      await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
+      warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
+    }
+    return warnings;
+  }
+
+  /**
+   * Pumps events into parts until the turn ends or the host owes tool results.
+   *
+   * @param emit Receives each stream part.
+   * @param tools The host tools offered in this call.
+   * @returns Why the pump stopped.
+   * @throws {CursorError} when the Run fails.
+   */
+  async pump(
+    emit: (part: LanguageModelV3StreamPart) => void,
+    tools: HostTools,
+  ): Promise<PumpOutcome> {
+    let batchOpen = false;
+    for (;;) {
+      const upcoming: Promise<IteratorResult<RunEvent, void>> = this.#next ?? this.events.next();
+      this.#next = upcoming;
+      const next: IteratorResult<RunEvent, void> | "window-closed" = batchOpen
+        ? await raceWindow(upcoming, BATCH_WINDOW_MS)
+        : await upcoming;
+      if (next === "window-closed") return "tool-calls";
+      this.#next = undefined;
+      if (next.done) {
+        for (const part of closeOpenParts(this.state)) emit(part);
+        return "turn-ended";
+      }
+      const event: RunEvent = next.value;
+      if (event.type === "exec") {
+        batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
+        continue;
+      }
+      if (event.type === "exec-abort") {
+        this.#abortPending(event.id);
+        continue;
+      }
+      if (event.type === "warning") {
+        if (this.#logger.enabled) this.#logger.line(`run warning: ${event.message}`);
+        continue;
+      }
+      for (const part of mapRunEvent(this.state, event)) emit(part);
+    }
+  }
+
+  /** Emits a host tool call for the exec, or refuses it. Returns whether a call was emitted. */
+  async #bridge(
+    exec: ExecServerMessage,
+    tools: HostTools,
+    emit: (part: LanguageModelV3StreamPart) => void,
+  ): Promise<boolean> {
+    const decision = bridgeExec(exec, {
+      tools,
+      reads: this.#reads,
+      nonce: () => this.#newId().replaceAll("-", ""),
+      workspaceRoot: this.#workspaceRoot,
+    });
+    if (decision.type === "refuse") {
+      if (this.#logger.enabled) {
+        this.#logger.line(
+          `exec refused: case=${String(exec.message.case)} reason=${
+            JSON.stringify(decision.reason)
+          }`,
+        );
+      }
+      await this.run.refuseExec(exec, decision.reason);
+      return false;
+    }
+    for (const part of closeOpenParts(this.state)) emit(part);
+    const toolCallId = `cursor_${this.#newId()}`;
+    const input = JSON.stringify(decision.call.input);
+    emit({ type: "tool-input-start", id: toolCallId, toolName: decision.call.toolName });
+    emit({ type: "tool-input-delta", id: toolCallId, delta: input });
+    emit({ type: "tool-input-end", id: toolCallId });
+    emit({ type: "tool-call", toolCallId, toolName: decision.call.toolName, input });
+    this.#pending.set(toolCallId, { exec, call: decision.call });
+    this.toolCalls++;
+    return true;
+  }
+
+  #abortPending(execId: number): void {
+    for (const [id, pending] of this.#pending) {
+      if (pending.exec.id === execId) {
+        this.#pending.delete(id);
+        if (this.#logger.enabled) {
+          this.#logger.line(`exec aborted by Cursor: id=${execId} toolCallId=${id}`);
+        }
+      }
+    }
+  }
+
+  /** Closes the Run and refuses nothing more (the Run is gone). */
+  close(): void {
+    this.run.close();
+  }
+}
+
+async function raceWindow<T>(promise: Promise<T>, ms: number): Promise<T | "window-closed"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const window = new Promise<"window-closed">((resolve) => {
+    timer = setTimeout(() => resolve("window-closed"), ms);
+  });
+  try {
+    return await Promise.race([promise, window]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

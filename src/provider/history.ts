@@ -1,0 +1,132 @@
+/**
+ * Reading the host's history: message digests to prove a prompt extends what a Cursor
+ * conversation already holds, the tool results at its tail, and the new user text.
+ *
+ * @module
+ */
+import type {
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultPart,
+} from "@ai-sdk/provider";
+
+/**
+ * A short, stable digest of one message (role and content; provider options ignored).
+ *
+ * @param message A prompt message.
+ * @returns A hex digest (FNV-1a 64-bit over the canonical JSON).
+ */
+export function messageDigest(message: LanguageModelV3Message): string {
+  const content = typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => {
+      const { providerOptions: _ignored, ...rest } = part as typeof part & {
+        providerOptions?: unknown;
+      };
+      return rest;
+    });
+  return fnv1a64(JSON.stringify([message.role, content]));
+}
+
+/** How a prompt relates to the history a conversation holds. */
+export type HistoryRelation =
+  | { readonly kind: "extends"; readonly newUserText: string }
+  | {
+    readonly kind: "diverged";
+    readonly reason:
+      | "foreign-history:edited"
+      | "foreign-history:foreign-assistant"
+      | "foreign-history:no-new-user-message";
+  };
+
+/**
+ * Decides whether `prompt` continues the conversation whose earlier prompt had the
+ * given digests and whose last streamed assistant text was `assistantText`.
+ *
+ * @param prompt The new prompt.
+ * @param held Digests of the previous prompt's messages.
+ * @param assistantText The text this provider streamed last turn.
+ * @returns `extends` with the new user text, or `diverged` with a reason.
+ *
+ * @example
+ * ```ts
+ * import { messageDigest, relateHistory } from "./history.ts";
+ *
+ * const first = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
+ * const next = [...first, { role: "assistant" as const, content: [{ type: "text" as const, text: "hello" }] }, { role: "user" as const, content: [{ type: "text" as const, text: "more" }] }];
+ * const relation = relateHistory(next, first.map(messageDigest), "hello");
+ * console.assert(relation.kind === "extends" && relation.newUserText === "more");
+ * ```
+ */
+export function relateHistory(
+  prompt: LanguageModelV3Prompt,
+  held: readonly string[],
+  assistantText: string,
+): HistoryRelation {
+  const messages = prompt.filter((m) => m.role !== "system");
+  const heldMessages = held.length;
+  for (let i = 0; i < heldMessages; i++) {
+    const message = messages[i];
+    if (message === undefined || messageDigest(message) !== held[i]) {
+      return { kind: "diverged", reason: "foreign-history:edited" };
+    }
+  }
+  const rest = messages.slice(heldMessages);
+  const firstUser = rest.findIndex((m) => m.role === "user");
+  if (firstUser < 0) return { kind: "diverged", reason: "foreign-history:no-new-user-message" };
+  const between = rest.slice(0, firstUser);
+  const assistantSeen = between.filter((m) => m.role === "assistant").map(assistantTextOf).join("");
+  if (normalize(assistantSeen) !== normalize(assistantText)) {
+    return { kind: "diverged", reason: "foreign-history:foreign-assistant" };
+  }
+  const newUserText = rest.slice(firstUser).filter((m) => m.role === "user").map(userTextOf).join(
+    "\n\n",
+  );
+  return { kind: "extends", newUserText };
+}
+
+/**
+ * The tool results at the tail of a prompt (after its last assistant message).
+ *
+ * @param prompt The prompt.
+ * @returns The tool result parts, in order.
+ */
+export function trailingToolResults(
+  prompt: LanguageModelV3Prompt,
+): LanguageModelV3ToolResultPart[] {
+  const results: LanguageModelV3ToolResultPart[] = [];
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const message = prompt[i];
+    if (message === undefined || message.role !== "tool") break;
+    for (const part of message.content) if (part.type === "tool-result") results.unshift(part);
+  }
+  return results;
+}
+
+/** Digests of every non-system message of a prompt. */
+export function promptDigests(prompt: LanguageModelV3Prompt): string[] {
+  return prompt.filter((m) => m.role !== "system").map(messageDigest);
+}
+
+function assistantTextOf(message: LanguageModelV3Message): string {
+  if (message.role !== "assistant") return "";
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+function userTextOf(message: LanguageModelV3Message): string {
+  if (message.role !== "user") return "";
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+}
+
+function normalize(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= BigInt(byte);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
+}

@@ -1,0 +1,373 @@
+/**
+ * Turns a host tool's result back into the typed exec result Cursor asked for: raw file
+ * text for reads, the real exit status and byte-exact output for shells (as a stream
+ * of start, stdout, exit), grep and glob listings as Cursor's grep result shapes.
+ *
+ * @module
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ExecClientMessageSchema } from "../../gen/agent/v1/exec_pb.ts";
+import { ShellAbortReason } from "../../gen/agent/v1/exec_shell_pb.ts";
+import type { ExecKind } from "./exec-to-tool-call.ts";
+import { parseWrappedOutput, TIMEOUT_EXIT_CODE } from "./shell-wrapper.ts";
+import { rawReadContent } from "./read-output.ts";
+import type { ToolResultText } from "./tool-result-text.ts";
+
+/** The `message` oneof of an `ExecClientMessage`. */
+export type ExecResultInit = NonNullable<
+  MessageInitShape<typeof ExecClientMessageSchema>["message"]
+>;
+
+/**
+ * The exec result message(s) for a host result. Shell streams produce several frames.
+ *
+ * @param kind How the exec was bridged.
+ * @param result The host tool's result as text.
+ * @returns The result messages to send, in order (before `stream_close`).
+ *
+ * @example
+ * ```ts
+ * import { execResultMessages } from "./exec-results.ts";
+ *
+ * const [message] = execResultMessages({ kind: "read", path: "/a" }, { text: "1: hi", isError: false, denied: false });
+ * console.assert(message?.case === "readResult");
+ * ```
+ */
+export function execResultMessages(kind: ExecKind, result: ToolResultText): ExecResultInit[] {
+  switch (kind.kind) {
+    case "read":
+      return [readResult(kind.path, result)];
+    case "write":
+      return [writeResult(kind.path, kind.content, result)];
+    case "delete":
+      return [deleteResult(kind.path, kind.nonce, result)];
+    case "grep":
+    case "glob":
+    case "list":
+      return [searchResult(kind, result)];
+    case "shell":
+      return shellResult(kind, result);
+    case "mcp":
+      return [{
+        case: "mcpResult",
+        value: {
+          result: {
+            case: "success",
+            value: {
+              content: [{ content: { case: "text", value: { text: result.text } } }],
+              isError: result.isError,
+            },
+          },
+        },
+      }];
+    case "task":
+      return [
+        result.isError
+          ? {
+            case: "subagentResult",
+            value: {
+              result: { case: "error", value: { agentId: kind.agentId, error: result.text } },
+            },
+          }
+          : {
+            case: "subagentResult",
+            value: {
+              result: {
+                case: "success",
+                value: { agentId: kind.agentId, finalMessage: result.text },
+              },
+            },
+          },
+      ];
+  }
+}
+
+function readResult(path: string, result: ToolResultText): ExecResultInit {
+  if (result.denied) {
+    return { case: "readResult", value: { result: { case: "permissionDenied", value: { path } } } };
+  }
+  if (result.isError) {
+    if (/not found|no such file|ENOENT|does not exist/i.test(result.text)) {
+      return { case: "readResult", value: { result: { case: "fileNotFound", value: { path } } } };
+    }
+    return {
+      case: "readResult",
+      value: { result: { case: "error", value: { path, error: result.text } } },
+    };
+  }
+  const raw = rawReadContent(result.text);
+  const lines = raw.content === ""
+    ? 0
+    : raw.content.split("\n").length - (raw.content.endsWith("\n") ? 1 : 0);
+  return {
+    case: "readResult",
+    value: {
+      result: {
+        case: "success",
+        value: {
+          path,
+          output: { case: "content", value: raw.content },
+          totalLines: raw.totalLines ?? lines,
+          fileSize: BigInt(new TextEncoder().encode(raw.content).length),
+          truncated: raw.truncated,
+        },
+      },
+    },
+  };
+}
+
+function writeResult(path: string, content: string, result: ToolResultText): ExecResultInit {
+  if (result.denied) {
+    return {
+      case: "writeResult",
+      value: { result: { case: "rejected", value: { path, reason: result.text } } },
+    };
+  }
+  if (result.isError) {
+    return {
+      case: "writeResult",
+      value: { result: { case: "error", value: { path, error: result.text } } },
+    };
+  }
+  const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  return {
+    case: "writeResult",
+    value: {
+      result: {
+        case: "success",
+        value: { path, linesCreated: lines, fileSize: new TextEncoder().encode(content).length },
+      },
+    },
+  };
+}
+
+function deleteResult(path: string, nonce: string, result: ToolResultText): ExecResultInit {
+  const parsed = parseWrappedOutput(result.text, nonce);
+  if (result.denied) {
+    return {
+      case: "deleteResult",
+      value: { result: { case: "rejected", value: { path, reason: result.text } } },
+    };
+  }
+  if (result.isError || parsed.exitCode !== 0) {
+    if (/No such file/i.test(parsed.output)) {
+      return { case: "deleteResult", value: { result: { case: "fileNotFound", value: { path } } } };
+    }
+    return {
+      case: "deleteResult",
+      value: {
+        result: { case: "error", value: { path, error: parsed.output.trim() || "Delete failed" } },
+      },
+    };
+  }
+  return {
+    case: "deleteResult",
+    value: { result: { case: "success", value: { path, deletedFile: path } } },
+  };
+}
+
+function shellResult(
+  kind: Extract<ExecKind, { kind: "shell" }>,
+  result: ToolResultText,
+): ExecResultInit[] {
+  const parsed = parseWrappedOutput(result.text, kind.nonce);
+  if (result.denied) {
+    const rejected = { command: kind.command, workingDirectory: kind.cwd, reason: result.text };
+    return kind.stream
+      ? [{ case: "shellStream", value: { event: { case: "rejected", value: rejected } } }]
+      : [{ case: "shellResult", value: { result: { case: "rejected", value: rejected } } }];
+  }
+  const exitCode = kind.background ? 0 : parsed.exitCode ?? (result.isError ? 1 : 0);
+  const aborted = parsed.timedOut;
+  if (!kind.stream) {
+    const body = {
+      command: kind.command,
+      workingDirectory: kind.cwd,
+      exitCode,
+      stdout: parsed.output,
+      stderr: "",
+    };
+    return [
+      exitCode === 0
+        ? { case: "shellResult", value: { result: { case: "success", value: body } } }
+        : {
+          case: "shellResult",
+          value: {
+            result: {
+              case: "failure",
+              value: {
+                ...body,
+                aborted,
+                ...(aborted ? { abortReason: ShellAbortReason.TIMEOUT } : {}),
+              },
+            },
+          },
+        },
+    ];
+  }
+  const frames: ExecResultInit[] = [{
+    case: "shellStream",
+    value: { event: { case: "start", value: {} } },
+  }];
+  // The host's shell combines both streams; a host-side failure (no exit marker) is stderr.
+  const channel = parsed.exitCode === undefined && result.isError ? "stderr" : "stdout";
+  if (parsed.output !== "") {
+    frames.push({
+      case: "shellStream",
+      value: { event: { case: channel, value: { data: parsed.output } } },
+    });
+  }
+  if (kind.background) {
+    frames.push({
+      case: "shellStream",
+      value: {
+        event: {
+          case: "backgrounded",
+          value: { command: kind.command, workingDirectory: kind.cwd },
+        },
+      },
+    });
+  }
+  frames.push({
+    case: "shellStream",
+    value: {
+      event: {
+        case: "exit",
+        value: {
+          code: aborted ? TIMEOUT_EXIT_CODE : exitCode,
+          cwd: kind.cwd,
+          aborted,
+          ...(aborted ? { abortReason: ShellAbortReason.TIMEOUT } : {}),
+        },
+      },
+    },
+  });
+  return frames;
+}
+
+function searchResult(
+  kind: Extract<ExecKind, { kind: "grep" | "glob" | "list" }>,
+  result: ToolResultText,
+): ExecResultInit {
+  if (result.isError) {
+    if (kind.kind === "list") {
+      return {
+        case: "lsResult",
+        value: { result: { case: "error", value: { path: kind.path, error: result.text } } },
+      };
+    }
+    return {
+      case: "grepResult",
+      value: { result: { case: "error", value: { error: result.text } } },
+    };
+  }
+  if (kind.kind === "list") {
+    const entries = listedPaths(result.text);
+    return {
+      case: "lsResult",
+      value: {
+        result: {
+          case: "success",
+          value: {
+            directoryTreeRoot: {
+              absPath: kind.path,
+              childrenDirs: entries.filter((e) => e.endsWith("/")).map((e) => ({
+                absPath: joinPath(kind.path, e.slice(0, -1)),
+              })),
+              childrenFiles: entries.filter((e) => !e.endsWith("/")).map((e) => ({
+                name: baseName(e),
+              })),
+              childrenWereProcessed: true,
+              numFiles: entries.filter((e) => !e.endsWith("/")).length,
+            },
+          },
+        },
+      },
+    };
+  }
+  if (kind.kind === "glob" || kind.mode === "files_with_matches") {
+    const files = kind.kind === "glob"
+      ? listedPaths(result.text)
+      : grepMatches(result.text).map((m) => m.file);
+    return {
+      case: "grepResult",
+      value: {
+        result: {
+          case: "success",
+          value: {
+            pattern: kind.pattern,
+            path: kind.path,
+            outputMode: "files_with_matches",
+            workspaceResults: {
+              [kind.path]: {
+                result: { case: "files", value: { files, totalFiles: files.length } },
+              },
+            },
+          },
+        },
+      },
+    };
+  }
+  const matches = grepMatches(result.text);
+  const total = matches.reduce((n, m) => n + m.matches.length, 0);
+  return {
+    case: "grepResult",
+    value: {
+      result: {
+        case: "success",
+        value: {
+          pattern: kind.pattern,
+          path: kind.path,
+          outputMode: kind.mode,
+          workspaceResults: {
+            [kind.path]: {
+              result: {
+                case: "content",
+                value: { matches, totalLines: total, totalMatchedLines: total },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** Parses a host grep listing (`path:` headers with `  Line N: text` rows, or `path:N:text`). */
+function grepMatches(
+  text: string,
+): { file: string; matches: { lineNumber: number; content: string }[] }[] {
+  const files = new Map<string, { lineNumber: number; content: string }[]>();
+  let current: string | undefined;
+  for (const line of text.split("\n")) {
+    const header = /^(\S.*):$/.exec(line);
+    const row = /^\s+Line (\d+): ?(.*)$/.exec(line);
+    const flat = /^([^:\s][^:]*):(\d+):(.*)$/.exec(line);
+    if (row && current !== undefined) {
+      files.get(current)?.push({ lineNumber: Number(row[1]), content: row[2] ?? "" });
+    } else if (flat) {
+      const file = flat[1] ?? "";
+      if (!files.has(file)) files.set(file, []);
+      files.get(file)?.push({ lineNumber: Number(flat[2]), content: flat[3] ?? "" });
+    } else if (header && !/^Found \d+ match/.test(line)) {
+      current = header[1] ?? "";
+      if (!files.has(current)) files.set(current, []);
+    }
+  }
+  return [...files].map(([file, matches]) => ({ file, matches }));
+}
+
+/** Paths one per line, without the host's notices. */
+function listedPaths(text: string): string[] {
+  return text.split("\n").map((l) => l.trim()).filter((l) =>
+    l !== "" && !/^(No files found|\(Results are truncated.*\)|Found \d+ .*)$/.test(l)
+  );
+}
+
+function joinPath(dir: string, name: string): string {
+  return name.startsWith("/") ? name : `${dir.replace(/\/+$/, "")}/${name}`;
+}
+
+function baseName(path: string): string {
+  return path.replace(/\/+$/, "").split("/").pop() ?? path;
+}

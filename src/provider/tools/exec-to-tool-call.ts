@@ -1,0 +1,280 @@
+/**
+ * Turns a Cursor exec request into a call of the host tool that does the same job,
+ * limited to the tools offered in this call. Anything else gets a typed refusal, never
+ * the host's `invalid` tool and never a guessed success.
+ *
+ * @module
+ */
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { JSONObject, JSONValue, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
+import { type HostTools, propertyName } from "./host-tools.ts";
+import { patchForWrite } from "./apply-patch.ts";
+import { wrapCommand } from "./shell-wrapper.ts";
+
+/** How the host's answer is turned back into the exec result. */
+export type ExecKind =
+  | { readonly kind: "read"; readonly path: string }
+  | { readonly kind: "write"; readonly path: string; readonly content: string }
+  | { readonly kind: "delete"; readonly path: string; readonly nonce: string }
+  | {
+    readonly kind: "grep";
+    readonly pattern: string;
+    readonly path: string;
+    readonly mode: string;
+  }
+  | { readonly kind: "glob"; readonly pattern: string; readonly path: string }
+  | { readonly kind: "list"; readonly path: string }
+  | {
+    readonly kind: "shell";
+    readonly command: string;
+    readonly cwd: string;
+    readonly nonce: string;
+    readonly stream: boolean;
+    readonly background: boolean;
+  }
+  | { readonly kind: "mcp" }
+  | { readonly kind: "task"; readonly agentId: string };
+
+/** A host tool call standing for an exec. */
+export interface BridgedCall {
+  readonly toolName: string;
+  readonly input: JSONObject;
+  readonly result: ExecKind;
+}
+
+/** The bridge's verdict on one exec. */
+export type BridgeDecision =
+  | { readonly type: "call"; readonly call: BridgedCall }
+  | { readonly type: "refuse"; readonly reason: string };
+
+/** What the bridge knows besides the exec. */
+export interface BridgeContext {
+  readonly tools: HostTools;
+  /** File contents read earlier in this Run, by path (for turning writes into patches). */
+  readonly reads: ReadonlyMap<string, string>;
+  /** A fresh token for markers. */
+  readonly nonce: () => string;
+  /** The workspace root, for relative paths. */
+  readonly workspaceRoot: string;
+}
+
+/**
+ * Decides how one exec is run.
+ *
+ * @param exec The server's exec request.
+ * @param context Offered host tools and Run state.
+ * @returns A host tool call, or a refusal with its reason.
+ *
+ * @example
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { ExecServerMessageSchema } from "../../gen/agent/v1/exec_pb.ts";
+ * import { classifyHostTools } from "./host-tools.ts";
+ * import { bridgeExec } from "./exec-to-tool-call.ts";
+ *
+ * const tools = classifyHostTools([{ type: "function", name: "read", inputSchema: { type: "object", properties: { filePath: { type: "string" } } } }]);
+ * const exec = create(ExecServerMessageSchema, { id: 1, message: { case: "readArgs", value: { path: "/ws/a.txt" } } });
+ * const decision = bridgeExec(exec, { tools, reads: new Map(), nonce: () => "n", workspaceRoot: "/ws" });
+ * console.assert(decision.type === "call" && decision.call.input.filePath === "/ws/a.txt");
+ * ```
+ */
+export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): BridgeDecision {
+  const { byRole } = context.tools;
+  const m = exec.message;
+  switch (m.case) {
+    case "readArgs": {
+      const tool = byRole.read;
+      if (!tool) return refuse("read");
+      const input: JSONObject = {
+        [propertyName(tool, ["filePath", "path", "file_path"])]: m.value.path,
+      };
+      if (m.value.offset !== undefined) input[propertyName(tool, ["offset"])] = m.value.offset;
+      if (m.value.limit !== undefined) input[propertyName(tool, ["limit"])] = m.value.limit;
+      return call(tool, input, { kind: "read", path: m.value.path });
+    }
+    case "writeArgs":
+      return bridgeWrite(m.value.path, m.value.fileText, m.value.fileBytes.length > 0, context);
+    case "deleteArgs": {
+      const tool = byRole.shell;
+      if (!tool) return refuse("delete");
+      const nonce = context.nonce();
+      const command = wrapCommand(`rm -- ${shellQuote(m.value.path)}`, nonce);
+      return call(tool, shellInput(tool, command, "Delete a file", undefined), {
+        kind: "delete",
+        path: m.value.path,
+        nonce,
+      });
+    }
+    case "grepArgs":
+      return bridgeGrep(m.value, context);
+    case "lsArgs": {
+      const list = byRole.list;
+      if (list) {
+        return call(list, { [propertyName(list, ["path"])]: m.value.path }, {
+          kind: "list",
+          path: m.value.path,
+        });
+      }
+      const glob = byRole.glob;
+      if (!glob) return refuse("ls");
+      return call(glob, {
+        [propertyName(glob, ["pattern"])]: "*",
+        [propertyName(glob, ["path"])]: m.value.path,
+      }, { kind: "list", path: m.value.path });
+    }
+    case "shellArgs":
+    case "shellStreamArgs": {
+      const tool = byRole.shell;
+      if (!tool) return refuse("shell");
+      const nonce = context.nonce();
+      const args = m.value;
+      const cwd = args.workingDirectory || context.workspaceRoot;
+      const background = args.isBackground;
+      const command = background
+        ? `nohup sh -c ${
+          shellQuote(args.command)
+        } > /dev/null 2>&1 & echo "started background process $!"`
+        : args.command;
+      // Only a cancel-on-timeout request is a hard limit for the host; Cursor's foreground
+      // wait with background hand-off is not a reason to kill the command.
+      const hardLimit = args.timeoutBehavior === 1 ? args.timeout : args.hardTimeout;
+      const timeout = hardLimit && hardLimit > 0 && hardLimit < 86_400_000 ? hardLimit : undefined;
+      const input = shellInput(
+        tool,
+        wrapCommand(command, nonce),
+        args.description ?? args.command.slice(0, 80),
+        timeout,
+      );
+      if (args.workingDirectory) {
+        input[propertyName(tool, ["workdir", "cwd"])] = args.workingDirectory;
+      }
+      return call(tool, input, {
+        kind: "shell",
+        command: args.command,
+        cwd,
+        nonce,
+        stream: m.case === "shellStreamArgs",
+        background,
+      });
+    }
+    case "mcpArgs": {
+      const name = m.value.toolName || m.value.name;
+      const tool = context.tools.mcp.get(name) ?? context.tools.all.get(name);
+      if (!tool) {
+        return { type: "refuse", reason: `Tool "${name}" is not available in this session` };
+      }
+      const input: JSONObject = {};
+      for (const [key, value] of Object.entries(m.value.args)) {
+        input[key] = toJson(ValueSchema, value) as JSONValue;
+      }
+      return call(tool, input, { kind: "mcp" });
+    }
+    case "subagentArgs": {
+      const tool = byRole.task;
+      if (!tool) return refuse("subagent");
+      const input: JSONObject = {
+        [propertyName(tool, ["description"])]: m.value.prompt.split("\n")[0]?.slice(0, 80) ??
+          "Subagent task",
+        [propertyName(tool, ["prompt"])]: m.value.prompt,
+        [propertyName(tool, ["subagent_type", "subagentType"])]: m.value.subagentType || "general",
+      };
+      return call(tool, input, { kind: "task", agentId: m.value.toolCallId });
+    }
+    default:
+      return { type: "refuse", reason: `This client does not run "${String(m.case)}" requests` };
+  }
+}
+
+function bridgeWrite(
+  path: string,
+  text: string,
+  binary: boolean,
+  context: BridgeContext,
+): BridgeDecision {
+  if (binary) {
+    return { type: "refuse", reason: "Binary file writes are not supported by this client" };
+  }
+  const { write, patch } = context.tools.byRole;
+  if (write) {
+    return call(write, {
+      [propertyName(write, ["filePath", "path", "file_path"])]: path,
+      [propertyName(write, ["content", "contents"])]: text,
+    }, { kind: "write", path, content: text });
+  }
+  if (patch) {
+    return call(patch, {
+      [propertyName(patch, ["patchText", "patch", "input"])]: patchForWrite(
+        path,
+        text,
+        context.reads.get(path),
+      ),
+    }, { kind: "write", path, content: text });
+  }
+  return refuse("write");
+}
+
+function bridgeGrep(
+  args: {
+    pattern: string;
+    path?: string | undefined;
+    glob?: string | undefined;
+    outputMode?: string | undefined;
+  },
+  context: BridgeContext,
+): BridgeDecision {
+  const { grep, glob } = context.tools.byRole;
+  const path = args.path || context.workspaceRoot;
+  const globOnly = args.glob &&
+    (args.pattern === "" || args.pattern === "." || args.pattern === ".*");
+  if (globOnly && glob && args.glob) {
+    return call(glob, {
+      [propertyName(glob, ["pattern"])]: args.glob,
+      [propertyName(glob, ["path"])]: path,
+    }, { kind: "glob", pattern: args.glob, path });
+  }
+  if (!grep) return refuse("grep");
+  const input: JSONObject = {
+    [propertyName(grep, ["pattern"])]: args.pattern,
+    [propertyName(grep, ["path"])]: path,
+  };
+  if (args.glob) input[propertyName(grep, ["include", "glob"])] = args.glob;
+  return call(grep, input, {
+    kind: "grep",
+    pattern: args.pattern,
+    path,
+    mode: args.outputMode || "content",
+  });
+}
+
+function shellInput(
+  tool: LanguageModelV3FunctionTool,
+  command: string,
+  description: string,
+  timeoutMs: number | undefined,
+): JSONObject {
+  const input: JSONObject = { [propertyName(tool, ["command", "cmd"])]: command };
+  const properties = (tool.inputSchema as { properties?: Record<string, unknown> }).properties ??
+    {};
+  if ("description" in properties) input.description = description;
+  if (timeoutMs !== undefined && "timeout" in properties) input.timeout = timeoutMs;
+  return input;
+}
+
+function call(
+  tool: LanguageModelV3FunctionTool,
+  input: JSONObject,
+  result: ExecKind,
+): BridgeDecision {
+  return { type: "call", call: { toolName: tool.name, input, result } };
+}
+
+function refuse(job: string): BridgeDecision {
+  return { type: "refuse", reason: `No host tool for ${job} is available in this session` };
+}
+
+/** Quotes a path for a POSIX shell. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}

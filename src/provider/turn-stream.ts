@@ -1,0 +1,134 @@
+/**
+ * The host-facing stream of one `doStream` call over an {@link ActiveTurn}: pumps the
+ * turn, finishes with `tool-calls` (holding the Run) or `stop` (recording the
+ * checkpoint), and turns failures into an error part.
+ *
+ * @module
+ */
+import type {
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  SharedV3Warning,
+} from "@ai-sdk/provider";
+import type { Conversation } from "../session/conversation-store.ts";
+import type { ActiveTurn } from "./active-turn.ts";
+import { toApiCallError } from "./api-call-error.ts";
+import { buildFinish } from "./finish.ts";
+import { promptDigests } from "./history.ts";
+import type { ProviderConfig } from "./provider-config.ts";
+import type { HostTools } from "./tools/host-tools.ts";
+import { turnDiagnostics } from "./turn-diagnostics.ts";
+
+/** What one `doStream` call's stream needs. */
+export interface TurnStreamContext {
+  readonly turn: ActiveTurn;
+  readonly config: ProviderConfig;
+  readonly conversation: Conversation<ActiveTurn> | undefined;
+  /** The key the held Run is filed under (the session key, or an anonymous one). */
+  readonly holdKey: string;
+  readonly prompt: LanguageModelV3Prompt;
+  readonly tools: HostTools;
+  readonly warnings: SharedV3Warning[];
+  readonly diagnostics: {
+    readonly sessionKey: string;
+    readonly continuity: string;
+    readonly coldReason: string | undefined;
+    readonly requestContext: string;
+    readonly requestContextHash: string;
+  };
+}
+
+/**
+ * Starts pumping and returns the stream once the first part (or a failure) is known, so a
+ * failure before any output can be thrown from `doStream` (and retried by the caller).
+ *
+ * @param context The turn and its surroundings.
+ * @returns The stream of parts.
+ * @throws {CursorError} when the turn fails before producing anything.
+ */
+export async function openTurnStream(
+  context: TurnStreamContext,
+): Promise<ReadableStream<LanguageModelV3StreamPart>> {
+  const buffered: LanguageModelV3StreamPart[] = [];
+  let controller: ReadableStreamDefaultController<LanguageModelV3StreamPart> | undefined;
+  let firstSettled: () => void = () => {};
+  const first = new Promise<void>((resolve) => (firstSettled = resolve));
+  const emit = (part: LanguageModelV3StreamPart) => {
+    if (controller) controller.enqueue(part);
+    else buffered.push(part);
+    firstSettled();
+  };
+  const { turn, config } = context;
+  turn.beginPass();
+  let failure: unknown;
+  const done = (async () => {
+    try {
+      const outcome = await turn.pump(emit, context.tools);
+      finishPass(context, outcome, emit);
+    } catch (error) {
+      turn.close();
+      if (buffered.length === 0 && controller === undefined) failure = error;
+      else {emit({
+          type: "error",
+          error: toApiCallError(error, { url: `${config.apiBaseURL}/agent.v1.AgentService` }),
+        });}
+    } finally {
+      firstSettled();
+    }
+  })();
+  await first;
+  if (failure !== undefined) throw failure;
+  return new ReadableStream<LanguageModelV3StreamPart>({
+    start(c) {
+      c.enqueue({ type: "stream-start", warnings: context.warnings });
+      c.enqueue({
+        type: "response-metadata",
+        id: turn.conversationId,
+        modelId: turn.modelId,
+        timestamp: new Date(config.now()),
+      });
+      for (const part of buffered) c.enqueue(part);
+      controller = c;
+      done.finally(() => c.close());
+    },
+    cancel() {
+      turn.close();
+    },
+  });
+}
+
+function finishPass(
+  context: TurnStreamContext,
+  outcome: "tool-calls" | "turn-ended",
+  emit: (part: LanguageModelV3StreamPart) => void,
+): void {
+  const { turn, config, conversation } = context;
+  const finish = buildFinish(turn.state, {
+    priorUsed: turn.priorUsed,
+    activity: turn.run.activity,
+    reason: outcome === "tool-calls" ? "tool-calls" : "stop",
+  });
+  if (conversation) {
+    conversation.history = promptDigests(context.prompt);
+    conversation.lastAssistantText = turn.state.text;
+  }
+  if (outcome === "tool-calls") {
+    if (conversation) config.conversations.hold(conversation, turn);
+    for (const id of turn.pendingIds) config.toolCallOwners.set(id, context.holdKey);
+  } else {
+    if (
+      conversation && turn.state.latestCheckpoint !== undefined &&
+      turn.state.latestCheckpoint.length > 0
+    ) {
+      conversation.checkpoint = turn.state.latestCheckpoint;
+      conversation.checkpointUsed = turn.state.latestUsed ?? conversation.checkpointUsed;
+      conversation.checkpointCategories = turn.state.latestCategories ??
+        conversation.checkpointCategories;
+    }
+    turn.close();
+  }
+  if (config.logger.enabled) {
+    for (const line of turnDiagnostics({ context, finish, outcome })) config.logger.line(line);
+  }
+  emit(finish.part);
+}

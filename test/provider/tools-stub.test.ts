@@ -1,0 +1,250 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { jsonSchema, stepCountIs, streamText, tool } from "ai";
+import { createCursor } from "../../mod.ts";
+import type { AgentClientMessage } from "../../src/gen/agent/v1/client_message_pb.ts";
+import { createScriptedTransport, type ScriptedServer } from "../support/scripted-transport.ts";
+
+const base = {
+  accessToken: "t",
+  agentBaseURL: "https://agent.cursor.sh",
+  machineId: "b".repeat(64),
+} as const;
+
+/** A host bash tool that really runs the command (like OpenCode's, output combined). */
+const bash = tool({
+  description: "Run a shell command",
+  inputSchema: jsonSchema<{ command: string; workdir?: string; description?: string }>({
+    type: "object",
+    properties: {
+      command: { type: "string" },
+      workdir: { type: "string" },
+      description: { type: "string" },
+    },
+    required: ["command"],
+  }),
+  execute: ({ command }) => {
+    const run = spawnSync("sh", ["-c", command], { encoding: "utf8", timeout: 10_000 });
+    return (run.stdout ?? "") + (run.stderr ?? "");
+  },
+});
+
+async function execAnswer(server: ScriptedServer, id: number): Promise<AgentClientMessage[]> {
+  const frames: AgentClientMessage[] = [];
+  for (;;) {
+    const message = await server.next((m) =>
+      m.message.case === "execClientMessage" || m.message.case === "execClientControlMessage"
+    );
+    frames.push(message);
+    if (
+      message.message.case === "execClientControlMessage" &&
+      message.message.value.message.case === "streamClose" &&
+      message.message.value.message.value.id === id
+    ) {
+      return frames;
+    }
+  }
+}
+
+function shellExit(frames: AgentClientMessage[]): { code: number; stdout: string } {
+  let code = -1;
+  let stdout = "";
+  for (const frame of frames) {
+    if (frame.message.case !== "execClientMessage") continue;
+    const m = frame.message.value.message;
+    if (m.case !== "shellStream") continue;
+    if (m.value.event.case === "stdout") stdout += m.value.event.value.data;
+    if (m.value.event.case === "exit") code = m.value.event.value.code;
+  }
+  return { code, stdout };
+}
+
+async function shellTurn(
+  server: ScriptedServer,
+  command: string,
+  seen: { code: number; stdout: string }[],
+): Promise<void> {
+  await server.next((m) => m.message.case === "runRequest");
+  server.emit({
+    message: {
+      case: "execServerMessage",
+      value: { id: 0, message: { case: "requestContextArgs", value: {} } },
+    },
+  });
+  server.emit({
+    message: {
+      case: "interactionUpdate",
+      value: { message: { case: "textDelta", value: { text: "Running it. " } } },
+    },
+  });
+  server.emit({
+    message: {
+      case: "execServerMessage",
+      value: {
+        id: 1,
+        message: {
+          case: "shellStreamArgs",
+          value: { command, workingDirectory: "", toolCallId: "call-1", timeout: 30000 },
+        },
+      },
+    },
+  });
+  const result = shellExit(await execAnswer(server, 1));
+  seen.push(result);
+  server.emit({
+    message: {
+      case: "interactionUpdate",
+      value: {
+        message: {
+          case: "textDelta",
+          value: { text: `Exit ${result.code}: ${result.stdout.trim()}` },
+        },
+      },
+    },
+  });
+  server.emit({
+    message: {
+      case: "interactionUpdate",
+      value: { message: { case: "turnEnded", value: { inputTokens: 100n, outputTokens: 10n } } },
+    },
+  });
+  server.emit({
+    message: {
+      case: "conversationCheckpointUpdate",
+      value: { tokenDetails: { usedTokens: 500, maxTokens: 200000 } },
+    },
+  });
+  server.end();
+}
+
+describe("exec bridge over a held Run", () => {
+  it("runs Cursor's shell request as the host's bash tool and continues on the same Run", async () => {
+    const seen: { code: number; stdout: string }[] = [];
+    const transport = createScriptedTransport((server) =>
+      shellTurn(server, "echo hello && exit 3", seen)
+    );
+    const cursor = createCursor({ ...base, transport });
+    const result = streamText({
+      model: cursor("composer-2"),
+      prompt: "run it",
+      tools: { bash },
+      stopWhen: stepCountIs(4),
+      providerOptions: { cursor: { sessionId: "ses_tools" } },
+    });
+    const text = await result.text;
+    assert.equal(transport.runs.length, 1, "the tool result went back on the same Run");
+    assert.deepEqual(seen, [{ code: 3, stdout: "hello\n" }]);
+    assert.match(text, /Exit 3: hello/);
+    const steps = await result.steps;
+    assert.equal(steps[0]?.finishReason, "tool-calls");
+    assert.equal(steps.at(-1)?.finishReason, "stop");
+  });
+
+  it("refuses an exec for a tool the host did not offer, with a typed rejection", async () => {
+    let refusal: AgentClientMessage | undefined;
+    const transport = createScriptedTransport(async (server) => {
+      await server.next((m) => m.message.case === "runRequest");
+      server.emit({
+        message: {
+          case: "execServerMessage",
+          value: {
+            id: 4,
+            message: { case: "deleteArgs", value: { path: "/etc/passwd", toolCallId: "d" } },
+          },
+        },
+      });
+      refusal = await server.next((m) => m.message.case === "execClientMessage");
+      await server.next((m) => m.message.case === "execClientControlMessage");
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "textDelta", value: { text: "ok" } } },
+        },
+      });
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "turnEnded", value: {} } },
+        },
+      });
+      server.end();
+    });
+    const cursor = createCursor({ ...base, transport });
+    const result = streamText({ model: cursor("composer-2"), prompt: "x", tools: {} });
+    assert.equal(await result.text, "ok");
+    assert.equal(refusal?.message.case, "execClientMessage");
+    if (refusal?.message.case !== "execClientMessage") return;
+    assert.equal(refusal.message.value.id, 4);
+    assert.equal(refusal.message.value.message.case, "deleteResult");
+    assert.equal(
+      refusal.message.value.message.case === "deleteResult" &&
+        refusal.message.value.message.value.result.case,
+      "rejected",
+    );
+  });
+
+  it("continues the next user turn warm on the same conversation with the checkpoint", async () => {
+    const checkpoints: Uint8Array[] = [];
+    let turn = 0;
+    const transport = createScriptedTransport(async (server) => {
+      const first = await server.next((m) => m.message.case === "runRequest");
+      if (first.message.case === "runRequest") {
+        checkpoints.push(new Uint8Array(first.message.value.conversationState ? 1 : 0));
+      }
+      turn++;
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "textDelta", value: { text: `answer ${turn}` } } },
+        },
+      });
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "turnEnded", value: { inputTokens: 10n } } },
+        },
+      });
+      server.emit({
+        message: {
+          case: "conversationCheckpointUpdate",
+          value: {
+            summary: new Uint8Array([turn]),
+            tokenDetails: { usedTokens: 100 * turn, maxTokens: 1000 },
+          },
+        },
+      });
+      server.end();
+    });
+    const cursor = createCursor({ ...base, transport });
+    const options = { providerOptions: { cursor: { sessionId: "ses_warm" } } };
+    const one = await streamText({ model: cursor("composer-2"), prompt: "first", ...options }).text;
+    const two = await streamText({
+      model: cursor("composer-2"),
+      messages: [
+        { role: "user", content: "first" },
+        { role: "assistant", content: one },
+        { role: "user", content: "second" },
+      ],
+      ...options,
+    }).text;
+    assert.equal(two, "answer 2");
+    const [a, b] = transport.runs.map((r) => r.server.received[0]);
+    assert.ok(a?.message.case === "runRequest" && b?.message.case === "runRequest");
+    if (a?.message.case !== "runRequest" || b?.message.case !== "runRequest") return;
+    assert.equal(
+      b.message.value.conversationId,
+      a.message.value.conversationId,
+      "same conversation id",
+    );
+    assert.deepEqual(
+      b.message.value.conversationState?.summary,
+      new Uint8Array([1]),
+      "the first turn's checkpoint is sent back",
+    );
+    const action = b.message.value.action?.action;
+    assert.ok(action?.case === "userMessageAction");
+    if (action?.case !== "userMessageAction") return;
+    assert.equal(action.value.userMessage?.text, "second", "only the new user message is sent");
+  });
+});
