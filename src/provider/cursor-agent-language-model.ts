@@ -92,7 +92,27 @@ export interface CursorAgentSettings extends CursorAgentPermissions {
 
 /**
  * What {@link createCursorAgentLanguageModel} is built with: the user's settings
- * (resolved) plus the injected runtime pieces.
+ * (resolved) plus the injected runtime pieces. A provider creates one resume cache
+ * and shares it between all models it creates.
+ *
+ * @example Wiring for Node-compatible runtimes
+ * ```ts
+ * import process from "node:process";
+ * import { findCursorAgent } from "../adapters/node/find-cursor-agent.ts";
+ * import { createNodeProcessRunner } from "../adapters/node/process-runner.ts";
+ * import { createResumeCache, type CursorAgentModelConfig } from "./cursor-agent-language-model.ts";
+ *
+ * const settings = { force: false, sessionResume: true };
+ * const config: CursorAgentModelConfig = {
+ *   ...settings,
+ *   runner: createNodeProcessRunner(),
+ *   binaryPath: findCursorAgent({ env: process.env }),
+ *   workspace: process.cwd(),
+ *   env: process.env,
+ *   resumeCache: createResumeCache(),
+ * };
+ * console.assert(config.resumeCache.size === 0);
+ * ```
  */
 export interface CursorAgentModelConfig
   extends Omit<CursorAgentSettings, "binaryPath" | "workspace"> {

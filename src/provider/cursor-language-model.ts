@@ -130,13 +130,14 @@ export class CursorLanguageModel implements LanguageModelV3 {
     const selection = selectModel(this.modelId, cursorOptions);
     const tools = classifyHostTools(options.tools);
     const warnings: SharedV3Warning[] = unsupportedOptionWarnings(options);
-    const key = sessionKey(options.headers, cursorOptions);
-    const results = trailingToolResults(options.prompt);
+    const converted = convertPrompt(options.prompt, { supportsImages: true });
+    // Title generation and other metadata calls never touch the session's conversation.
+    const metadataCall = isMetadataCall(converted.systemPrompt, tools);
+    const key = metadataCall ? undefined : sessionKey(options.headers, cursorOptions);
+    const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
     if (resumed) return resumed;
-    const converted = convertPrompt(options.prompt, { supportsImages: true });
     warnings.push(...converted.warnings);
-    const metadataCall = isMetadataCall(converted.systemPrompt, tools);
     const plan = planTurn({
       key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
       metadataCall,

@@ -24,14 +24,18 @@ export type Frame =
 export interface ReadFramesOptions {
   /** Largest payload (compressed or inflated); default 16 MiB. */
   readonly maxBytes?: number | undefined;
-  /** Fail with `timeout` when no bytes arrive for this long; default 120 s. */
+  /** Fail with `timeout` when no bytes arrive for this long; default 30 s. */
   readonly readIdleMs?: number | undefined;
   /** Decoder for binary ErrorDetails in an end-of-stream error. */
   readonly decodeDetail: ErrorDetailDecoder;
 }
 
-/** Default read-idle limit: 120 s without any inbound byte. */
-export const DEFAULT_READ_IDLE_MS = 120_000;
+/**
+ * Default read-idle limit: 30 s without any inbound frame (server heartbeats count), as
+ * Cursor's own CLI. A held Run is not read while the host runs tools, so this never
+ * fires during tool execution.
+ */
+export const DEFAULT_READ_IDLE_MS = 30_000;
 
 /**
  * Iterates the frames of a Connect streaming body. The iteration ends after the

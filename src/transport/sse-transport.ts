@@ -21,7 +21,7 @@ export interface SseTransportOptions {
   readonly fetch?: typeof fetch;
   /** Largest frame accepted; default 16 MiB. */
   readonly maxFrameBytes?: number;
-  /** Read-idle limit for the RunSSE body; default 120 s. */
+  /** Limit on silence (no frame at all, heartbeats included) while reading; default 30 s. */
   readonly readIdleMs?: number;
   /** Deadline for one BidiAppend; default 30 s. */
   readonly appendTimeoutMs?: number;

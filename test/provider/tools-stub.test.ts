@@ -247,4 +247,127 @@ describe("exec bridge over a held Run", () => {
     if (action?.case !== "userMessageAction") return;
     assert.equal(action.value.userMessage?.text, "second", "only the new user message is sent");
   });
+
+  it("keeps a held Run through a title-generation call in the same session", async () => {
+    const seen: { code: number; stdout: string }[] = [];
+    let titleRuns = 0;
+    const transport = createScriptedTransport(async (server) => {
+      const first = await server.next((m) => m.message.case === "runRequest");
+      const isTitle = first.message.case === "runRequest" &&
+        first.message.value.action?.action.case === "userMessageAction" &&
+        first.message.value.action.action.value.requestContext?.rules[0]?.content.includes(
+          "title generator",
+        );
+      if (isTitle) {
+        titleRuns++;
+        server.emit({
+          message: {
+            case: "interactionUpdate",
+            value: { message: { case: "textDelta", value: { text: "A title" } } },
+          },
+        });
+        server.emit({
+          message: {
+            case: "interactionUpdate",
+            value: { message: { case: "turnEnded", value: {} } },
+          },
+        });
+        server.end();
+        return;
+      }
+      server.emit({
+        message: {
+          case: "execServerMessage",
+          value: {
+            id: 1,
+            message: { case: "shellStreamArgs", value: { command: "echo held", toolCallId: "c" } },
+          },
+        },
+      });
+      const result = shellExit(await execAnswer(server, 1));
+      seen.push(result);
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "textDelta", value: { text: `got ${result.stdout.trim()}` } } },
+        },
+      });
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "turnEnded", value: {} } },
+        },
+      });
+      server.end();
+    });
+    const cursor = createCursor({ ...base, transport });
+    const headers = { "x-session-affinity": "ses_title" };
+    const model = cursor("composer-2");
+    const first = await model.doStream({
+      prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+      tools: [bashDefinition],
+      headers,
+    });
+    const parts = await drain(first.stream);
+    const call = parts.find((p) => p.type === "tool-call");
+    assert.ok(call && call.type === "tool-call");
+    if (!call || call.type !== "tool-call") return;
+    const title = await streamText({
+      model,
+      system: "You are a title generator. Output only a title.",
+      prompt: "go",
+      headers,
+    }).text;
+    assert.equal(title, "A title");
+    const output = bash.execute
+      ? await bash.execute(JSON.parse(call.input), { toolCallId: call.toolCallId, messages: [] })
+      : "";
+    const second = await model.doStream({
+      prompt: [
+        { role: "user", content: [{ type: "text", text: "go" }] },
+        {
+          role: "assistant",
+          content: [{
+            type: "tool-call",
+            toolCallId: call.toolCallId,
+            toolName: "bash",
+            input: JSON.parse(call.input),
+          }],
+        },
+        {
+          role: "tool",
+          content: [{
+            type: "tool-result",
+            toolCallId: call.toolCallId,
+            toolName: "bash",
+            output: { type: "text", value: String(output) },
+          }],
+        },
+      ],
+      tools: [bashDefinition],
+      headers,
+    });
+    const text = (await drain(second.stream)).flatMap((
+      p,
+    ) => (p.type === "text-delta" ? [p.delta] : [])).join("");
+    assert.equal(text, "got held");
+    assert.equal(titleRuns, 1);
+    assert.equal(transport.runs.length, 2, "one main Run (held and resumed) and one title Run");
+  });
 });
+
+const bashDefinition = {
+  type: "function" as const,
+  name: "bash",
+  inputSchema: { type: "object" as const, properties: { command: { type: "string" as const } } },
+};
+
+async function drain<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}

@@ -158,6 +158,7 @@ class StdoutPump {
       idle.clear();
       clearTimeout(drainTimer);
       this.#input.signal.removeEventListener("abort", onAbort);
+      if (this.#stop !== undefined) reader.cancel().catch(() => {});
       reader.releaseLock();
     }
   }

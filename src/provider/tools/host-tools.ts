@@ -6,7 +6,7 @@
  * @module
  */
 import type { JSONSchema7 } from "@ai-sdk/provider";
-import type { LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type { LanguageModelV3FunctionTool, LanguageModelV3ProviderTool } from "@ai-sdk/provider";
 
 /** A job a Cursor exec asks for that a host tool can do. */
 export type ToolRole =
@@ -76,11 +76,11 @@ const NOT_ADVERTISED = new Set([
  * ```
  */
 export function classifyHostTools(
-  tools: readonly { type: string; name: string }[] | undefined,
+  tools: readonly (LanguageModelV3FunctionTool | LanguageModelV3ProviderTool)[] | undefined,
 ): HostTools {
   const all = new Map<string, LanguageModelV3FunctionTool>();
   for (const tool of tools ?? []) {
-    if (tool.type === "function") all.set(tool.name, tool as LanguageModelV3FunctionTool);
+    if (tool.type === "function") all.set(tool.name, tool);
   }
   const byRole: Partial<Record<ToolRole, LanguageModelV3FunctionTool>> = {};
   const claimed = new Set<string>();
