@@ -31,6 +31,7 @@ export type { CursorProvider } from "./src/provider/cursor-provider.ts";
 export { CursorLanguageModel } from "./src/provider/cursor-language-model.ts";
 export type { DebugLogger } from "./src/core/logger.ts";
 export type { AgentTransport } from "./src/transport/agent-transport.ts";
+export type { CursorAgentSettings } from "./src/provider/cursor-agent-language-model.ts";
 
 /**
  * Creates the Cursor provider.

@@ -11,10 +11,13 @@ import { createCursorProvider, type CursorProvider } from "./src/provider/cursor
 import { createHttp2Transport } from "./src/adapters/node/http2-transport.ts";
 import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
 import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
+import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
+import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
   AgentTransport,
+  CursorAgentSettings,
   CursorEnvironment,
   CursorErrorCode,
   CursorErrorDetail,
@@ -48,5 +51,9 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,
     workspace: () => workspaceFacts(),
+    processRunner: () => createNodeProcessRunner(),
+    findCursorAgent: (explicitPath) =>
+      findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
+    cwd: () => workspaceFacts().workspaceRoot,
   });
 }

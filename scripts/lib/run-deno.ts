@@ -30,10 +30,29 @@ export async function runDenoTests(files: string[], options: { doc: boolean }): 
   };
 }
 
-/** Public modules whose JSDoc examples must run: the deno.json exports and what they re-export. */
+/** Modules whose JSDoc examples must run: the entries and every source file with an example. */
 async function documentedModules(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile("deno.json")) as {
-    exports: Record<string, string>;
-  };
-  return Object.values(config.exports);
+  const config = JSON.parse(await Deno.readTextFile("deno.json")) as { exports: Record<string, string> };
+  const files = new Set(Object.values(config.exports).map((file) => file.replace(/^\.\//, "")));
+  for (const root of ["src", "plugin"]) {
+    for (const file of await walk(root)) {
+      if (file.startsWith("src/gen/") || !file.endsWith(".ts")) continue;
+      if ((await Deno.readTextFile(file)).includes("@example")) files.add(file);
+    }
+  }
+  return [...files].sort();
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) out.push(...await walk(path));
+      else if (entry.isFile) out.push(path);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return out;
 }

@@ -5,6 +5,13 @@
  * With session resume switched on, later turns continue the same Cursor chat with
  * `--resume` and send only the new messages.
  *
+ * `doStream` is one pipeline: stdout bytes → line decoder → stream-json parser →
+ * event mapper (all sans-IO, in `src/cli`) → stream parts, behind a `stream-start`
+ * that carries the warnings and ending in `finish`. A failed run ends with an `error`
+ * part holding an `APICallError` (the CLI's own words, exit status, error code) and a
+ * `finish` with reason `error`; `doStream` itself rejects only when nothing could be
+ * started (no binary, an unsafe model id or workspace). `doGenerate` folds `doStream`.
+ *
  * @module
  */
 import type {

@@ -3,15 +3,19 @@
  *
  * @module
  */
-import { NoSuchModelError, type ProviderV3 } from "@ai-sdk/provider";
+import { type LanguageModelV3, NoSuchModelError, type ProviderV3 } from "@ai-sdk/provider";
+import { CursorError } from "../core/cursor-error.ts";
+import { silentLogger } from "../core/logger.ts";
+import { createResumeCache } from "../cli/resume-cache.ts";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
 import { CursorLanguageModel } from "./cursor-language-model.ts";
+import { createCursorAgentLanguageModel } from "./cursor-agent-language-model.ts";
 import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProvider extends ProviderV3 {
-  (modelId: string): CursorLanguageModel;
-  languageModel(modelId: string): CursorLanguageModel;
+  (modelId: string): LanguageModelV3;
+  languageModel(modelId: string): LanguageModelV3;
 }
 
 /**
@@ -27,8 +31,9 @@ export function createCursorProvider(
   settings: CursorProviderSettings = {},
   adapters: ProviderAdapters = {},
 ): CursorProvider {
-  const config = resolveProviderConfig(settings, adapters);
-  const languageModel = (modelId: string) => new CursorLanguageModel(modelId, config);
+  const languageModel = settings.backend === "cursor-agent"
+    ? cursorAgentModels(settings, adapters)
+    : agentModels(settings, adapters);
   const provider = Object.assign((modelId: string) => languageModel(modelId), {
     specificationVersion: "v3" as const,
     languageModel,
@@ -48,4 +53,48 @@ export function createCursorProvider(
     },
   });
   return provider;
+}
+
+function agentModels(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+): (modelId: string) => LanguageModelV3 {
+  if (settings.backend !== undefined && settings.backend !== "agent") {
+    throw new CursorError(
+      "config",
+      `Unknown backend ${JSON.stringify(settings.backend)}: use "agent" or "cursor-agent"`,
+    );
+  }
+  const config = resolveProviderConfig(settings, adapters);
+  return (modelId) => new CursorLanguageModel(modelId, config);
+}
+
+function cursorAgentModels(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+): (modelId: string) => LanguageModelV3 {
+  if (!adapters.processRunner) {
+    throw new CursorError(
+      "config",
+      'backend "cursor-agent" needs the Node entry (import from "ai-sdk-provider-cursor/node")',
+    );
+  }
+  const runner = adapters.processRunner();
+  const resumeCache = createResumeCache();
+  const env = settings.env ?? {};
+  const agent = settings.cursorAgent ?? {};
+  const logger = settings.debug ?? adapters.debugLogger?.() ?? silentLogger;
+  const apiKey = settings.apiKey ?? env.CURSOR_API_KEY;
+  return (modelId) =>
+    createCursorAgentLanguageModel(modelId, {
+      ...agent,
+      runner,
+      binaryPath: adapters.findCursorAgent?.(agent.binaryPath) ?? agent.binaryPath,
+      workspace: agent.workspace ?? adapters.cwd?.() ?? ".",
+      env,
+      ...(apiKey ? { apiKey } : {}),
+      resumeCache,
+      logger,
+      clock: settings.now ?? Date.now,
+    });
 }

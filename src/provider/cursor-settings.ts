@@ -6,6 +6,7 @@
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
+import type { CursorAgentSettings } from "./cursor-agent-language-model.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {
@@ -59,6 +60,13 @@ export interface CursorProviderSettings {
   readonly generateId?: (() => string) | undefined;
   /** Host-provided name of this provider instance (OpenCode passes the provider id). */
   readonly name?: string | undefined;
+  /**
+   * `"agent"` (default): speak Cursor's agent protocol directly. `"cursor-agent"`: drive the
+   * `cursor-agent` CLI as a subprocess (needs the Node entry).
+   */
+  readonly backend?: "agent" | "cursor-agent" | undefined;
+  /** Options of the `cursor-agent` backend. */
+  readonly cursorAgent?: CursorAgentSettings | undefined;
 }
 
 /** Cursor's default API origin. */

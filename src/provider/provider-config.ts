@@ -18,6 +18,7 @@ import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts"
 import type { WorkspaceFacts } from "../session/request-context.ts";
 import { type ConversationStore, createConversationStore } from "../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
+import type { ProcessRunner } from "../cli/process-runner.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
@@ -30,6 +31,12 @@ export interface ProviderAdapters {
   readonly machineId?: () => Promise<string>;
   /** Workspace facts when settings give none. */
   readonly workspace?: () => WorkspaceFacts;
+  /** Starts processes, for the `cursor-agent` backend. */
+  readonly processRunner?: () => ProcessRunner;
+  /** Finds the `cursor-agent` binary (an explicit path first). */
+  readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;
+  /** The current directory. */
+  readonly cwd?: () => string;
 }
 
 /** The resolved provider configuration. */

@@ -146,7 +146,9 @@ describe("Cursor language model over a stub transport", () => {
     const cursor = createCursor({ ...base, transport });
     const model = cursor("composer-2");
     await assert.rejects(
-      model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }] }),
+      Promise.resolve(
+        model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }] }),
+      ),
       (error: unknown) => (error as { isRetryable?: boolean }).isRetryable === true,
     );
   });
