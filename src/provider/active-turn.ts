@@ -46,6 +46,15 @@ export class ActiveTurn {
   /** The prior checkpoint's categories. */
   readonly priorCategories: Record<string, number> | undefined;
   state: RunStreamState = createRunStreamState();
+  /** How the Run started (continuity, request context), repeated on every pass's diagnostics. */
+  startFacts: {
+    readonly continuity: string;
+    readonly coldReason: string | undefined;
+    readonly requestContext: string;
+    readonly requestContextHash: string;
+    readonly systemPromptHash: string;
+    readonly systemPromptSent: boolean;
+  } | undefined;
   pumpPasses = 0;
   toolCalls = 0;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;

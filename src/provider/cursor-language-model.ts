@@ -207,12 +207,14 @@ export class CursorLanguageModel implements LanguageModelV3 {
       warnings,
       diagnostics: {
         sessionKey: key ?? "none",
-        continuity: "warm",
-        coldReason: undefined,
-        requestContext: "reused",
-        requestContextHash: conversation.requestContext
-          ? await shortHash(conversation.requestContext.bytes)
-          : "none",
+        ...(turn.startFacts ?? {
+          continuity: "warm",
+          coldReason: undefined,
+          requestContext: "reused",
+          requestContextHash: "unknown",
+          systemPromptHash: "unknown",
+          systemPromptSent: false,
+        }),
       },
     });
     return {
@@ -287,6 +289,14 @@ export class CursorLanguageModel implements LanguageModelV3 {
       logger: config.logger,
       workspaceRoot: config.workspace.workspaceRoot,
     });
+    turn.startFacts = {
+      continuity: plan.continuity,
+      coldReason: plan.coldReason,
+      requestContext: requestContext.reused ? "reused" : "built",
+      requestContextHash,
+      systemPromptHash: await shortHash(plan.systemPrompt),
+      systemPromptSent: plan.continuity === "cold",
+    };
     const result = await openTurnStream({
       turn,
       config,
@@ -295,13 +305,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
       prompt: options.prompt,
       tools,
       warnings: input.warnings,
-      diagnostics: {
-        sessionKey: input.key ?? "none",
-        continuity: plan.continuity,
-        coldReason: plan.coldReason,
-        requestContext: requestContext.reused ? "reused" : "built",
-        requestContextHash,
-      },
+      diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {
       stream: result,

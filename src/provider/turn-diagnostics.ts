@@ -117,6 +117,8 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): string {
     ...(context.diagnostics.coldReason ? [`coldReason=${context.diagnostics.coldReason}`] : []),
     `requestContext=${context.diagnostics.requestContext}`,
     `requestContextHash=${context.diagnostics.requestContextHash}`,
+    `systemPromptHash=${context.diagnostics.systemPromptHash}`,
+    `systemPromptSent=${context.diagnostics.systemPromptSent}`,
     `rawInput=${rawInput}`,
     `rawCacheRead=${rawCacheRead}`,
     `rawCacheWrite=${rawCacheWrite}`,

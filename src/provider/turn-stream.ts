@@ -35,6 +35,8 @@ export interface TurnStreamContext {
     readonly coldReason: string | undefined;
     readonly requestContext: string;
     readonly requestContextHash: string;
+    readonly systemPromptHash: string;
+    readonly systemPromptSent: boolean;
   };
 }
 
@@ -53,7 +55,9 @@ export async function openTurnStream(
   let controller: ReadableStreamDefaultController<LanguageModelV3StreamPart> | undefined;
   let firstSettled: () => void = () => {};
   const first = new Promise<void>((resolve) => (firstSettled = resolve));
+  let cancelled = false;
   const emit = (part: LanguageModelV3StreamPart) => {
+    if (cancelled) return;
     if (controller) controller.enqueue(part);
     else buffered.push(part);
     firstSettled();
@@ -89,9 +93,12 @@ export async function openTurnStream(
       });
       for (const part of buffered) c.enqueue(part);
       controller = c;
-      done.finally(() => c.close());
+      done.finally(() => {
+        if (!cancelled) c.close();
+      });
     },
     cancel() {
+      cancelled = true;
       turn.close();
     },
   });

@@ -38,7 +38,7 @@ export function rawReadContent(text: string): RawRead {
   const totalMatch = footer >= 0 ? /total (\d+) lines/.exec(lines[footer] ?? "") : null;
   const body = footer >= 0 ? lines.slice(0, footer) : lines;
   while (body.length > 0 && body[body.length - 1] === "" && footer >= 0) body.pop();
-  const numbered = /^(\d+): ?(.*)$|^(\d{5})\| ?(.*)$/;
+  const numbered = /^(\d+): ?([^\n]*)$|^(\d{5})\| ?([^\n]*)$/;
   if (body.length === 0 || !body.every((line) => numbered.test(line))) {
     return { content: text, truncated: false, totalLines: undefined };
   }
