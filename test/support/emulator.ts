@@ -1,0 +1,102 @@
+/** Starting the emulator for provider tests, and a provider pointed at it. */
+import { spawnSync } from "node:child_process";
+import { jsonSchema, type Tool, tool } from "ai";
+import {
+  type CursorEmulator,
+  startCursorEmulator,
+  type StartEmulatorOptions,
+} from "../../src/testing/mod.ts";
+import { createCursor } from "../../node.ts";
+import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+
+/** Runs `fn` with a fresh emulator, closing it afterwards. */
+export async function withEmulator<T>(
+  options: StartEmulatorOptions,
+  fn: (emulator: CursorEmulator) => Promise<T>,
+): Promise<T> {
+  const emulator = await startCursorEmulator(options);
+  try {
+    return await fn(emulator);
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** A provider pointed at the emulator over the given transport. */
+export function emulatorProvider(
+  emulator: CursorEmulator,
+  transport: "sse" | "http2" = "sse",
+  settings: CursorProviderSettings = {},
+): ReturnType<typeof createCursor> {
+  return createCursor({
+    apiKey: "crsr_test_key_0123456789",
+    apiBaseURL: emulator.url,
+    allowLoopback: true,
+    transport,
+    ...(transport === "http2" && emulator.http2Url ? { agentBaseURL: emulator.http2Url } : {}),
+    env: {},
+    ...settings,
+  });
+}
+
+/** The input of the test host's shell tool. */
+export interface ShellInput {
+  command: string;
+  timeout?: number;
+  workdir?: string;
+  description?: string;
+}
+
+/** OpenCode-like host tools that really run (in `cwd`). */
+export function hostTools(
+  cwd: string,
+  options: { shellTimeoutMs?: number } = {},
+): { bash: Tool<ShellInput, string>; read: Tool<{ filePath: string }, string> } {
+  const shell = (command: string, timeoutMs?: number) => {
+    const run = spawnSync("sh", ["-c", command], {
+      cwd,
+      encoding: "utf8",
+      timeout: timeoutMs ?? 10_000,
+    });
+    if (run.error && (run.error as { code?: string }).code === "ETIMEDOUT") {
+      return `${
+        run.stdout ?? ""
+      }\n\nshell tool terminated command after exceeding timeout ${timeoutMs} ms.`;
+    }
+    return (run.stdout ?? "") + (run.stderr ?? "");
+  };
+  return {
+    bash: tool({
+      description: "Run a shell command",
+      inputSchema: jsonSchema<
+        { command: string; timeout?: number; workdir?: string; description?: string }
+      >({
+        type: "object",
+        properties: {
+          command: { type: "string" },
+          timeout: { type: "number" },
+          workdir: { type: "string" },
+          description: { type: "string" },
+        },
+        required: ["command"],
+      }),
+      execute: ({ command, timeout }) => shell(command, options.shellTimeoutMs ?? timeout),
+    }),
+    read: tool({
+      description: "Read a file",
+      inputSchema: jsonSchema<{ filePath: string }>({
+        type: "object",
+        properties: { filePath: { type: "string" } },
+        required: ["filePath"],
+      }),
+      execute: ({ filePath }) => {
+        const text = shell(`cat -- '${filePath.replaceAll("'", "'\\''")}'`);
+        const lines = text.split("\n");
+        if (lines[lines.length - 1] === "") lines.pop();
+        return `<path>${filePath}</path>\n<type>file</type>\n<content>\n${
+          lines.map((l, i) => `${i + 1}: ${l}`).join("\n")
+        }\n\n(End of file - total ${lines.length} lines)\n</content>`;
+      },
+    }),
+  };
+}
