@@ -30,8 +30,24 @@ export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/c
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
 export { CursorLanguageModel } from "./src/provider/cursor-language-model.ts";
 export type { DebugLogger } from "./src/core/logger.ts";
-export type { AgentTransport } from "./src/transport/agent-transport.ts";
+export type {
+  AgentRunStream,
+  AgentTransport,
+  OpenRunOptions,
+} from "./src/transport/agent-transport.ts";
+export type { Frame } from "./src/transport/frame-stream.ts";
+export type { EndStream } from "./src/protocol/end-stream.ts";
+export type { WorkspaceFacts } from "./src/session/request-context.ts";
 export type { CursorAgentSettings } from "./src/provider/cursor-agent-language-model.ts";
+export type { CursorAgentPermissions } from "./src/cli/argv.ts";
+export type { ToolExecution } from "./src/cli/stream-mapper.ts";
+export type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamResult,
+  ProviderV3,
+} from "@ai-sdk/provider";
 
 /**
  * Creates the Cursor provider.

@@ -16,7 +16,9 @@ import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
+  AgentRunStream,
   AgentTransport,
+  CursorAgentPermissions,
   CursorAgentSettings,
   CursorEnvironment,
   CursorErrorCode,
@@ -25,6 +27,16 @@ export type {
   CursorProvider,
   CursorProviderSettings,
   DebugLogger,
+  EndStream,
+  Frame,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamResult,
+  OpenRunOptions,
+  ProviderV3,
+  ToolExecution,
+  WorkspaceFacts,
 } from "./mod.ts";
 
 /**

@@ -18,7 +18,9 @@ const deno = JSON.parse(await Deno.readTextFile("deno.json")) as {
   exports: Record<string, string>;
 };
 const root = JSON.parse(await Deno.readTextFile("package.json")) as Record<string, unknown>;
-const entries = Object.values(deno.exports);
+/** Files that no entry imports but the package must ship (the fake cursor-agent's program). */
+const EXTRA_FILES = ["./src/testing/adapters/fake-cursor-agent/main.ts"];
+const entries = [...Object.values(deno.exports), ...EXTRA_FILES];
 const temporaryConfig = ".build/tsconfig.npm.json";
 await Deno.mkdir(".build", { recursive: true });
 await Deno.writeTextFile(

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { runInherited } from "./lib/test-files.ts";
+import { runCaptured, runInherited } from "./lib/test-files.ts";
 import { entryPoints, typeCheckedFiles } from "./lib/entries.ts";
 import { generatedCodeIsFresh } from "./lib/gen-fresh.ts";
 
@@ -24,11 +24,41 @@ await step("lint", "deno", ["lint"]);
 await step("type check (deno)", "deno", ["check", ...await typeCheckedFiles()]);
 // Deno's checker overflows on the `ai` package's types, which the tests import: tsc checks test/.
 await step("type check (tests, tsc)", "tsc", ["-p", "tsconfig.test.json"]);
-await step("doc lint", "deno", ["doc", "--lint", ...await entryPoints()]);
+await Deno.mkdir(".build", { recursive: true });
+await Deno.writeTextFile(".build/lib.deno.d.ts", await denoTypes());
+await step("type check (scripts, tsc)", "tsc", ["-p", "tsconfig.scripts.json"]);
+await docLint(await entryPoints());
 console.log("\n== generated code");
 if (!await generatedCodeIsFresh()) {
   console.error("src/gen is stale: run `npm run gen` and commit the result");
   failures.push("generated code");
+}
+
+/** Deno's own type declarations, so tsc can check scripts that use the Deno namespace. */
+async function denoTypes(): Promise<string> {
+  const { stdout } = await new Deno.Command("deno", { args: ["types"], stdout: "piped" }).output();
+  return new TextDecoder().decode(stdout);
+}
+
+/**
+ * `deno doc --lint` over the entries. Re-exported AI SDK types are linted too; diagnostics
+ * located in node_modules (third-party docs) are reported but do not fail the check.
+ */
+async function docLint(entries: string[]): Promise<void> {
+  console.log("\n== doc lint");
+  const { code, output } = await runCaptured("deno", ["doc", "--lint", ...entries], TEN_MINUTES, {
+    NO_COLOR: "1",
+  });
+  if (code === 0) return;
+  const ours = output.split(/\n(?=error\[)/).filter((block) =>
+    block.startsWith("error[") && !/--> .*node_modules\//.test(block)
+  );
+  if (ours.length > 0) {
+    console.error(`${ours.length} documentation problem(s) in this project's code`);
+    failures.push("doc lint");
+  } else {
+    console.log("only third-party (node_modules) documentation gaps; ignored");
+  }
 }
 
 if (failures.length > 0) {

@@ -56,9 +56,10 @@ async function proveInstalledPackage(): Promise<void> {
       "--prefer-offline",
       `./${tarball}`,
       "@types/node@20",
+      "@types/json-schema",
     ], scratch);
     if (!installed) return;
-    await prove("import on Node", "node", ["smoke.mjs"], scratch);
+    await prove("import on Node and run a chat turn", "node", ["smoke.mjs"], scratch);
     await prove(
       "types under tsc --strict (NodeNext)",
       `${root}/node_modules/.bin/tsc`,
@@ -78,11 +79,21 @@ async function writeScratchProject(dir: string): Promise<void> {
   await Deno.writeTextFile(
     `${dir}/smoke.mjs`,
     [
-      'import * as pkg from "ai-sdk-provider-cursor";',
-      'if (typeof pkg.CursorError !== "function") throw new Error("CursorError missing from the package");',
-      'const error = new pkg.CursorError("network", "probe");',
-      'if (!error.retryable) throw new Error("CursorError axes are wrong");',
-      'console.log("imported", Object.keys(pkg).sort().join(", "));',
+      'import { createCursor, CursorError } from "ai-sdk-provider-cursor";',
+      'import { startCursorEmulator } from "ai-sdk-provider-cursor/testing";',
+      'if (typeof CursorError !== "function") throw new Error("CursorError missing from the package");',
+      "const emulator = await startCursorEmulator();",
+      "try {",
+      '  const cursor = createCursor({ apiKey: "crsr_package_smoke_key", apiBaseURL: emulator.url, allowLoopback: true, env: {} });',
+      '  const { stream } = await cursor("gpt-5").doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "::text package works" }] }] });',
+      '  let text = "";',
+      '  for await (const part of stream) if (part.type === "text-delta") text += part.delta;',
+      '  if (text !== "package works") throw new Error(`unexpected answer ${JSON.stringify(text)}`);',
+      '  if (emulator.violations().length > 0) throw new Error("protocol violations");',
+      '  console.log("chat turn through the installed package:", text);',
+      "} finally {",
+      "  await emulator.close();",
+      "}",
     ].join("\n"),
   );
   await Deno.writeTextFile(

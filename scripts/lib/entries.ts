@@ -8,7 +8,10 @@ export async function entryPoints(): Promise<string[]> {
   return Object.values(config.exports);
 }
 
-/** TypeScript files Deno type-checks: entries, src, plugin, scripts (tests go through tsc). */
+/**
+ * TypeScript files Deno type-checks: entries, src, plugin, scripts. Tests, and scripts that
+ * import the `ai` package (whose types overflow Deno's checker), go through tsc instead.
+ */
 export async function typeCheckedFiles(): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(".")) {
@@ -17,7 +20,11 @@ export async function typeCheckedFiles(): Promise<string[]> {
   for (const dir of ["src", "plugin", "scripts"]) {
     files.push(...await walkTs(dir));
   }
-  return files.sort();
+  const checked: string[] = [];
+  for (const file of files) {
+    if (!/from "ai"/.test(await Deno.readTextFile(file))) checked.push(file);
+  }
+  return checked.sort();
 }
 
 async function walkTs(dir: string): Promise<string[]> {

@@ -32,7 +32,9 @@ export async function runDenoTests(files: string[], options: { doc: boolean }): 
 
 /** Modules whose JSDoc examples must run: the entries and every source file with an example. */
 async function documentedModules(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile("deno.json")) as { exports: Record<string, string> };
+  const config = JSON.parse(await Deno.readTextFile("deno.json")) as {
+    exports: Record<string, string>;
+  };
   const files = new Set(Object.values(config.exports).map((file) => file.replace(/^\.\//, "")));
   for (const root of ["src", "plugin"]) {
     for (const file of await walk(root)) {

@@ -37,9 +37,13 @@ export type CursorErrorCode = typeof CURSOR_ERROR_CODES[number];
 export interface CursorErrorDetail {
   /** The enum name with its `ERROR_` prefix, e.g. `ERROR_BAD_MODEL_NAME`. */
   readonly error: string;
+  /** A short title, e.g. "You've hit your usage limit". */
   readonly title?: string;
+  /** The longer explanation. */
   readonly detail?: string;
+  /** Cursor's own view of whether a retry may succeed. */
   readonly isRetryable?: boolean;
+  /** The failure is an expected condition (a quota), not a fault. */
   readonly isExpected?: boolean;
 }
 

@@ -52,8 +52,11 @@ export class CursorLanguageModel implements LanguageModelV3 {
   readonly #config: ProviderConfig;
 
   /**
+   * Created by `createCursor()`; not meant to be constructed directly.
+   *
    * @param modelId The model id (Cursor's, or the host's with `providerOptions.cursor.cursorModelId`).
    * @param config The provider's shared configuration.
+   * @ignore
    */
   constructor(modelId: string, config: ProviderConfig) {
     this.modelId = modelId;
@@ -194,6 +197,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
+    options.abortSignal?.addEventListener("abort", () => turn.close(), { once: true });
     for (const message of await turn.deliverResults(results)) {
       warnings.push({ type: "other", message });
     }

@@ -14,7 +14,9 @@ import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProvider extends ProviderV3 {
+  /** The model with this id (Cursor's model id, or the host's with `providerOptions.cursor`). */
   (modelId: string): LanguageModelV3;
+  /** The model with this id; the same as calling the provider. */
   languageModel(modelId: string): LanguageModelV3;
 }
 

@@ -10,10 +10,15 @@ import type { CursorAgentSettings } from "./cursor-agent-language-model.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {
+  /** A `crsr_…` API key, used when settings give no credential. */
   readonly CURSOR_API_KEY?: string | undefined;
+  /** Cursor's API origin, used when settings give none. */
   readonly CURSOR_API_BASE_URL?: string | undefined;
+  /** The `cli-…` client version to send. */
   readonly CURSOR_CLIENT_VERSION?: string | undefined;
+  /** The agent origin, used when settings give none (skips `GetServerConfig`). */
   readonly CURSOR_AGENT_BASE_URL?: string | undefined;
+  /** Any other variable (the debug log and the CLI backend read more). */
   readonly [name: string]: string | undefined;
 }
 

@@ -13,8 +13,11 @@ import { type RequestContext, RequestContextSchema } from "../gen/agent/v1/reque
 export interface WorkspaceFacts {
   /** The workspace root (first of `workspace_paths`). */
   readonly workspaceRoot: string;
+  /** The operating system and its version, e.g. `linux 6.1`. */
   readonly osVersion: string;
+  /** The user's shell, e.g. `/bin/zsh`. */
   readonly shell: string;
+  /** The IANA time zone, e.g. `Europe/Berlin`. */
   readonly timeZone: string;
   /** Whether the working directory is the home directory. */
   readonly isHomeDirectory?: boolean;

@@ -106,3 +106,9 @@ export {
 export { defaultCatalog } from "./emulator/catalog-data.ts";
 export type { LogDirection, LogEntry, LogFilter } from "./emulator/log.ts";
 export { estimateTokens } from "./emulator/prompt-cache.ts";
+export {
+  type FakeRuntime,
+  type InstalledFakeCursorAgent,
+  installFakeCursorAgent,
+  type InstallFakeCursorAgentOptions,
+} from "./adapters/fake-cursor-agent/install.ts";

@@ -35,6 +35,15 @@ awk '
 const TIMELINE =
   `rg 'conversation persistence:|conversation reset:|outbound Run:|hash (systemPrompt|requestContext|checkpoint)|checkpoint: stored|turn_ended raw wire fields:|finish: reason=|turn usage validation:|cache diagnosis:|Run interrupted|resuming .* checkpoint|rebasing fresh Run' "$LOG"`;
 
+/**
+ * The runbook's commands use ripgrep; where it is not installed (CI installs it), the same
+ * patterns run through `grep -P`, which reads them identically.
+ */
+function withSearchTool(script: string): string {
+  const hasRipgrep = spawnSync("sh", ["-c", "command -v rg"], { encoding: "utf8" }).status === 0;
+  return hasRipgrep ? script : script.replace(/^rg /, "grep -P ");
+}
+
 describe("debug log as the runbook reads it", () => {
   it("records continuity, hashes, usage validation and cache diagnosis, and the runbook recipe works unchanged", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cursor-log-"));
@@ -94,7 +103,7 @@ describe("debug log as the runbook reads it", () => {
         /turn_ended raw wire fields: f1:in=\d+ f2:out=\d+ f3:cr=\d+ f4:wt=\d+ f5:rs0?=\d+/,
       );
 
-      const timeline = spawnSync("sh", ["-c", TIMELINE], {
+      const timeline = spawnSync("sh", ["-c", withSearchTool(TIMELINE)], {
         env: { ...process.env, LOG: log },
         encoding: "utf8",
       });
@@ -113,7 +122,7 @@ describe("debug log as the runbook reads it", () => {
       ) {
         assert.ok(timeline.stdout.includes(kind), `timeline has ${kind}`);
       }
-      const summary = spawnSync("sh", ["-c", RECIPE], {
+      const summary = spawnSync("sh", ["-c", withSearchTool(RECIPE)], {
         env: { ...process.env, LOG: log },
         encoding: "utf8",
       });

@@ -26,7 +26,9 @@ import { fileURLToPath } from "node:url";
 
 /** The program (and its leading arguments) that runs the entry file. */
 export interface FakeRuntime {
+  /** The executable (deno, node or bun). */
   readonly command: string;
+  /** Arguments before the entry file (e.g. `run -A` for Deno). */
   readonly args: readonly string[];
 }
 
@@ -46,7 +48,9 @@ export interface InstalledFakeCursorAgent {
   readonly directory: string;
   /** The full path of the `cursor-agent` executable (the `.cmd` shim on Windows). */
   readonly binaryPath: string;
+  /** The entry file the wrappers run. */
   readonly entry: string;
+  /** The runtime the wrappers run it with. */
   readonly runtime: FakeRuntime;
 }
 
