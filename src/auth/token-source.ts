@@ -1,34 +1,59 @@
 /**
- * Where a provider gets its access token: a fixed token, an async getter, or a `crsr_`
- * API key exchanged (and re-exchanged before expiry). Tokens live in memory only.
+ * Where a provider gets its access token: a fixed token, an async getter, a browser
+ * sign-in renewed through its refresh token, or a `crsr_` API key exchanged (and
+ * re-exchanged before expiry). Tokens live in memory only; a host that wants to keep
+ * renewed credentials passes `onRenewed`.
  *
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
 import { exchangeApiKey } from "./api-key-exchange.ts";
-import { isExpiringSoon } from "./jwt.ts";
+import { jwtExpiryMs, shouldRenew } from "./jwt.ts";
+import { refreshSession } from "./refresh.ts";
 
 /** Supplies access tokens. */
 export interface TokenSource {
   /** A token valid for at least a few minutes. */
   accessToken(signal?: AbortSignal): Promise<string>;
+  /**
+   * Renews now, whatever the current token's expiry says (for example after Cursor
+   * rejected it). Absent when the source cannot renew (a fixed token or a getter).
+   */
+  renew?(signal?: AbortSignal): Promise<string>;
+}
+
+/** Credentials after a renewal, for the host to store. */
+export interface RenewedCredentials {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** Expiry of the access token (epoch ms), when it can be read. */
+  readonly expiresAt: number | undefined;
+  /** How the token was obtained: a refresh-token renewal or an API-key exchange. */
+  readonly via: "refresh" | "api-key";
 }
 
 /** How the token source is configured. */
 export interface TokenSourceOptions {
   readonly apiKey?: string | undefined;
   readonly accessToken?: string | (() => string | Promise<string>) | undefined;
+  /** With a string `accessToken`: the refresh token that renews it. */
+  readonly refreshToken?: string | undefined;
+  /** Expiry of the given `accessToken` when the token itself does not say (epoch ms). */
+  readonly expiresAt?: number | undefined;
   readonly apiBaseURL: string;
   readonly fetch: typeof fetch;
   readonly now: () => number;
+  /** Called after every renewal or exchange; failures are ignored (storing is best effort). */
+  readonly onRenewed?: ((credentials: RenewedCredentials) => void | Promise<void>) | undefined;
 }
 
 /**
  * Creates a token source from provider settings.
  *
- * @param options The API key or token (or getter), API base URL, fetch and clock.
+ * @param options The API key or token (or getter), refresh token, API base URL, fetch and clock.
  * @returns A {@link TokenSource}.
- * @throws {CursorError} `unauthenticated` (at call time) when no credential is configured.
+ * @throws {CursorError} `unauthenticated` (at call time) when no credential is configured
+ *   or Cursor ended the session.
  *
  * @example
  * ```ts
@@ -39,46 +64,109 @@ export interface TokenSourceOptions {
  * ```
  */
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
-  const { accessToken, apiKey } = options;
-  if (typeof accessToken === "string") return { accessToken: () => Promise.resolve(accessToken) };
-  if (typeof accessToken === "function") {
-    return {
-      async accessToken() {
-        const token = await accessToken();
-        if (!token) {
-          throw new CursorError("unauthenticated", "The access token getter returned no token");
-        }
-        return token;
-      },
-    };
-  }
-  if (apiKey === undefined || apiKey === "") {
-    return {
-      accessToken: () =>
-        Promise.reject(
-          new CursorError(
-            "unauthenticated",
-            "No Cursor credentials: set apiKey (crsr_…) or accessToken",
-          ),
-        ),
-    };
-  }
-  if (!apiKey.startsWith("crsr_")) return { accessToken: () => Promise.resolve(apiKey) };
-  let current: string | undefined;
-  let pending: Promise<string> | undefined;
-  return {
-    accessToken(signal) {
-      if (current !== undefined && !isExpiringSoon(current, options.now())) {
-        return Promise.resolve(current);
-      }
-      pending ??= exchangeApiKey(apiKey, {
+  const { accessToken, apiKey, refreshToken } = options;
+  if (typeof accessToken === "function") return getterSource(accessToken);
+  if (apiKey !== undefined && apiKey.startsWith("crsr_")) {
+    return renewingSource(options, async () => {
+      const tokens = await exchangeApiKey(apiKey, {
         apiBaseURL: options.apiBaseURL,
         fetch: options.fetch,
-        ...(signal ? { signal } : {}),
-      })
-        .then((tokens) => (current = tokens.accessToken))
-        .finally(() => (pending = undefined));
-      return pending;
+      });
+      return { ...tokens, via: "api-key" as const };
+    });
+  }
+  if (typeof accessToken === "string" && accessToken !== "") {
+    if (refreshToken === undefined || refreshToken === "") {
+      return { accessToken: () => Promise.resolve(accessToken) };
+    }
+    let latestRefresh = refreshToken;
+    return renewingSource(options, async () => {
+      const tokens = await refreshSession(latestRefresh, {
+        apiBaseURL: options.apiBaseURL,
+        fetch: options.fetch,
+      });
+      latestRefresh = tokens.refreshToken;
+      return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, via: "refresh" };
+    });
+  }
+  if (apiKey !== undefined && apiKey !== "") return { accessToken: () => Promise.resolve(apiKey) };
+  return {
+    accessToken: () =>
+      Promise.reject(
+        new CursorError(
+          "unauthenticated",
+          "No Cursor credentials: set apiKey (crsr_…) or accessToken",
+        ),
+      ),
+  };
+}
+
+function getterSource(getter: () => string | Promise<string>): TokenSource {
+  return {
+    async accessToken() {
+      const token = await getter();
+      if (!token) {
+        throw new CursorError("unauthenticated", "The access token getter returned no token");
+      }
+      return token;
     },
   };
+}
+
+interface Renewal {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  readonly via: RenewedCredentials["via"];
+}
+
+function renewingSource(options: TokenSourceOptions, obtain: () => Promise<Renewal>): TokenSource {
+  let current = typeof options.accessToken === "string" && options.accessToken !== ""
+    ? options.accessToken
+    : undefined;
+  let fallbackExpiry = current === undefined ? undefined : options.expiresAt;
+  let pending: Promise<string> | undefined;
+  const renew = (): Promise<string> => {
+    pending ??= obtain()
+      .then(async (tokens) => {
+        current = tokens.accessToken;
+        fallbackExpiry = undefined;
+        await notify(options, {
+          accessToken: tokens.accessToken,
+          refreshToken: tokens.refreshToken,
+          expiresAt: jwtExpiryMs(tokens.accessToken),
+          via: tokens.via,
+        });
+        return tokens.accessToken;
+      })
+      .finally(() => (pending = undefined));
+    return pending;
+  };
+  return {
+    async accessToken() {
+      const token = current;
+      if (token !== undefined && !shouldRenew(token, options.now(), fallbackExpiry)) return token;
+      try {
+        return await renew();
+      } catch (error) {
+        const failure = CursorError.from(error);
+        // A transient renewal failure keeps a token that has not expired yet in use.
+        const expiry = token === undefined ? undefined : jwtExpiryMs(token) ?? fallbackExpiry;
+        if (
+          failure.code !== "unauthenticated" && token !== undefined && expiry !== undefined &&
+          expiry > options.now()
+        ) return token;
+        throw failure;
+      }
+    },
+    renew: () => renew(),
+  };
+}
+
+async function notify(options: TokenSourceOptions, credentials: RenewedCredentials): Promise<void> {
+  if (options.onRenewed === undefined) return;
+  try {
+    await options.onRenewed(credentials);
+  } catch {
+    // Storing renewed credentials is best effort: the token is still used.
+  }
 }

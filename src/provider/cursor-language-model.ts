@@ -197,7 +197,6 @@ export class CursorLanguageModel implements LanguageModelV3 {
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
-    options.abortSignal?.addEventListener("abort", () => turn.close(), { once: true });
     for (const message of await turn.deliverResults(results)) {
       warnings.push({ type: "other", message });
     }
@@ -209,6 +208,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
       prompt: options.prompt,
       tools,
       warnings,
+      abortSignal: options.abortSignal,
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -264,7 +264,6 @@ export class CursorLanguageModel implements LanguageModelV3 {
       agentBaseURL,
       headers,
       requestId,
-      ...(options.abortSignal ? { signal: options.abortSignal } : {}),
     });
     const run = new AgentRun(stream, {
       blobs: config.blobs,
@@ -281,7 +280,10 @@ export class CursorLanguageModel implements LanguageModelV3 {
         requestContext,
       });
     }
-    options.abortSignal?.addEventListener("abort", () => run.close(), { once: true });
+    if (options.abortSignal?.aborted) {
+      run.close();
+      throw new CursorError("canceled", "Request was canceled");
+    }
     await run.start(encodeRunRequestMessage(request, plan.checkpoint));
     const turn = new ActiveTurn({
       run,
@@ -309,6 +311,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
       prompt: options.prompt,
       tools,
       warnings: input.warnings,
+      abortSignal: options.abortSignal,
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {

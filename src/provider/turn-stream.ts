@@ -29,6 +29,12 @@ export interface TurnStreamContext {
   readonly prompt: LanguageModelV3Prompt;
   readonly tools: HostTools;
   readonly warnings: SharedV3Warning[];
+  /**
+   * The call's abort signal. It ends the Run only while this call streams: once the Run is
+   * held for tool results it belongs to the conversation, and a host that aborts a finished
+   * step's signal (OpenCode does) must not kill it.
+   */
+  readonly abortSignal?: AbortSignal | undefined;
   readonly diagnostics: {
     readonly sessionKey: string;
     readonly continuity: string;
@@ -64,12 +70,22 @@ export async function openTurnStream(
   };
   const { turn, config } = context;
   turn.beginPass();
+  let finished = false;
+  const onAbort = () => {
+    if (!finished) turn.close();
+  };
+  if (context.abortSignal?.aborted) turn.close();
+  context.abortSignal?.addEventListener("abort", onAbort, { once: true });
   let failure: unknown;
   const done = (async () => {
     try {
       const outcome = await turn.pump(emit, context.tools);
+      finished = true;
+      context.abortSignal?.removeEventListener("abort", onAbort);
       finishPass(context, outcome, emit);
     } catch (error) {
+      finished = true;
+      context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
       if (buffered.length === 0 && controller === undefined) failure = error;
       else {emit({
@@ -99,7 +115,8 @@ export async function openTurnStream(
     },
     cancel() {
       cancelled = true;
-      turn.close();
+      // A consumer that stops reading after the finish must not end a held Run.
+      if (!finished) turn.close();
     },
   });
 }

@@ -234,6 +234,82 @@ describe("tools through a real host loop against the emulator", () => {
   });
 });
 
+describe("held Runs under a host that cleans up after each step", () => {
+  it("survives the step's abort signal and a cancelled reader after finish: tool-calls", async () => {
+    const ws = workspace();
+    try {
+      await withEmulator({}, async (emulator) => {
+        const model = emulatorProvider(emulator)("gpt-5");
+        const headers = { "x-session-affinity": "ses_cleanup" };
+        const tools = [{
+          type: "function" as const,
+          name: "bash",
+          inputSchema: {
+            type: "object" as const,
+            properties: { command: { type: "string" as const } },
+          },
+        }];
+        const prompt = [{
+          role: "user" as const,
+          content: [{ type: "text" as const, text: "::shell echo cleaned-up" }],
+        }];
+        const step = new AbortController();
+        const first = await model.doStream({ prompt, tools, headers, abortSignal: step.signal });
+        const reader = first.stream.getReader();
+        let call: { toolCallId: string; input: string } | undefined;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (value.type === "tool-call") call = value;
+          if (value.type === "finish") break;
+        }
+        // What OpenCode does when a step ends: cancel the reader and abort the step's signal.
+        await reader.cancel();
+        step.abort();
+        assert.ok(call);
+        const command = (JSON.parse(call.input) as { command: string }).command;
+        const output = hostTools(ws.dir).bash.execute?.({ command }, {
+          toolCallId: call.toolCallId,
+          messages: [],
+        });
+        const second = await model.doStream({
+          prompt: [
+            ...prompt,
+            {
+              role: "assistant",
+              content: [{
+                type: "tool-call",
+                toolCallId: call.toolCallId,
+                toolName: "bash",
+                input: { command },
+              }],
+            },
+            {
+              role: "tool",
+              content: [{
+                type: "tool-result",
+                toolCallId: call.toolCallId,
+                toolName: "bash",
+                output: { type: "text", value: String(await output) },
+              }],
+            },
+          ],
+          tools,
+          headers,
+          abortSignal: new AbortController().signal,
+        });
+        let text = "";
+        for await (const part of second.stream) if (part.type === "text-delta") text += part.delta;
+        assert.match(text, /cleaned-up/);
+        assert.equal(emulator.runs().length, 1, "the same Run continued");
+        assert.deepEqual(emulator.violations(), []);
+      });
+    } finally {
+      ws.done();
+    }
+  });
+});
+
 /** Applies one "*** Update File" hunk produced for a whole-file write (test host only). */
 function applyUpdate(content: string, patch: string): string {
   const lines = patch.split("\n");

@@ -21,7 +21,7 @@ import { errorFromResponse } from "../../transport/http-error.ts";
 
 /** Options for {@link createHttp2Transport}. */
 export interface Http2TransportOptions {
-  /** Read-idle limit; default 120 s. */
+  /** Limit on silence (no frame at all, heartbeats included) while reading; default 30 s. */
   readonly readIdleMs?: number | undefined;
   /** Connect deadline; default 15 s. */
   readonly connectTimeoutMs?: number | undefined;

@@ -1,0 +1,158 @@
+/**
+ * The two ways to sign in from `opencode auth login`: the browser login (PKCE; the URL
+ * is printed and opened when a browser is available, then polled until approved or
+ * timed out) and a `crsr_` API key (checked by exchanging it; the key itself is stored
+ * so it can be exchanged again later). A successful login refreshes the model cache.
+ *
+ * @module
+ */
+import { exchangeApiKey } from "../src/auth/api-key-exchange.ts";
+import { pollBrowserLogin, startBrowserLogin } from "../src/auth/browser-login.ts";
+import { jwtExpiryMs } from "../src/auth/jwt.ts";
+import { createTokenSource, type TokenSource } from "../src/auth/token-source.ts";
+import { CursorError } from "../src/core/cursor-error.ts";
+import type { ApiMethodLike, OAuthCallbackResult, OAuthMethodLike } from "./host-types.ts";
+import type { PluginSettings } from "./settings.ts";
+
+/** Label of the browser login method. */
+export const BROWSER_LOGIN_LABEL = "Cursor account (browser login)";
+/** Label of the API key method. */
+export const API_KEY_LABEL = "Cursor API key (crsr_…)";
+
+/** What the methods need. */
+export interface AuthMethodDependencies {
+  readonly settings: () => PluginSettings;
+  readonly fetch: typeof fetch;
+  readonly now: () => number;
+  /** Opens a URL in a browser when possible; returns whether it did. */
+  readonly openBrowser: (url: string) => boolean;
+  /** Waits between login polls (tests shorten it). */
+  readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /** Refreshes the model cache after a login; must not throw. */
+  readonly afterLogin: (tokens: TokenSource) => Promise<void>;
+  /** Reports a failure the person should see. */
+  readonly report: (message: string) => void;
+}
+
+/** Expiry assumed when a token does not state one: one hour. */
+const DEFAULT_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+
+/**
+ * The browser login method.
+ *
+ * @param deps Settings, fetch, clock, browser opener and the after-login hook.
+ * @returns The OAuth method for OpenCode's `auth` hook.
+ */
+export function browserLoginMethod(deps: AuthMethodDependencies): OAuthMethodLike {
+  return {
+    type: "oauth",
+    label: BROWSER_LOGIN_LABEL,
+    async authorize() {
+      const settings = deps.settings();
+      const login = await startBrowserLogin({ websiteURL: settings.websiteURL });
+      const opened = deps.openBrowser(login.url);
+      const instructions = opened
+        ? "Approve the sign-in in the browser window that opened; this continues by itself."
+        : "Open the URL above in a browser and approve the sign-in; this continues by itself.";
+      return {
+        url: login.url,
+        instructions,
+        method: "auto" as const,
+        async callback(): Promise<OAuthCallbackResult> {
+          try {
+            const tokens = await pollBrowserLogin(login, {
+              apiBaseURL: settings.apiBaseURL,
+              fetch: deps.fetch,
+              sleep: deps.sleep,
+            });
+            await deps.afterLogin(createTokenSource({
+              accessToken: tokens.accessToken,
+              refreshToken: tokens.refreshToken,
+              apiBaseURL: settings.apiBaseURL,
+              fetch: deps.fetch,
+              now: deps.now,
+            }));
+            return {
+              type: "success",
+              access: tokens.accessToken,
+              refresh: tokens.refreshToken,
+              expires: jwtExpiryMs(tokens.accessToken) ?? deps.now() + DEFAULT_TOKEN_LIFETIME_MS,
+            };
+          } catch (error) {
+            deps.report(`Cursor browser sign-in failed: ${CursorError.from(error).message}`);
+            return { type: "failed" };
+          }
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Checks the shape of an API key.
+ *
+ * @param value What the person typed.
+ * @returns An error message, or `undefined` when the key looks right.
+ *
+ * @example
+ * ```ts
+ * import { validateApiKey } from "./auth-methods.ts";
+ *
+ * console.assert(validateApiKey("crsr_abc") === undefined);
+ * console.assert(validateApiKey("sk-123") !== undefined);
+ * ```
+ */
+export function validateApiKey(value: string): string | undefined {
+  const key = value.trim();
+  if (key === "") return "Paste your Cursor API key";
+  if (!key.startsWith("crsr_")) {
+    return 'A Cursor API key starts with "crsr_" (create one at cursor.com/settings)';
+  }
+  return undefined;
+}
+
+/**
+ * The API key method.
+ *
+ * @param deps Settings, fetch, clock and the after-login hook.
+ * @returns The API method for OpenCode's `auth` hook.
+ */
+export function apiKeyMethod(deps: AuthMethodDependencies): ApiMethodLike {
+  return {
+    type: "api",
+    label: API_KEY_LABEL,
+    prompts: [{
+      type: "text",
+      key: "apiKey",
+      message: "Paste your Cursor API key (cursor.com/settings)",
+      placeholder: "crsr_...",
+      validate: validateApiKey,
+    }],
+    async authorize(inputs) {
+      const key = (inputs?.apiKey ?? "").trim();
+      const problem = validateApiKey(key);
+      if (problem !== undefined) {
+        deps.report(`Cursor API key not saved: ${problem}`);
+        return { type: "failed" };
+      }
+      const settings = deps.settings();
+      try {
+        const tokens = await exchangeApiKey(key, {
+          apiBaseURL: settings.apiBaseURL,
+          fetch: deps.fetch,
+        });
+        await deps.afterLogin(createTokenSource({
+          apiKey: key,
+          accessToken: tokens.accessToken,
+          apiBaseURL: settings.apiBaseURL,
+          fetch: deps.fetch,
+          now: deps.now,
+        }));
+        return { type: "success", key };
+      } catch (error) {
+        deps.report(`Cursor API key not saved: ${CursorError.from(error).message}`);
+        return { type: "failed" };
+      }
+    },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * The classic (OpenCode 1.x) plugin, built from injected dependencies so tests can run
+ * it against a fake OpenCode and the emulator: `auth` (browser login, API key, and a
+ * loader that renews tokens and writes renewed ones back), `config` (registers the
+ * `cursor` provider when the config lacks it and fills its models from the catalogue),
+ * and `chat.params` (rejects stale or malformed variant selections).
+ *
+ * @module
+ */
+import { redactSecrets } from "../src/core/cursor-error.ts";
+import type { DebugLogger } from "../src/core/logger.ts";
+import type { TokenSource } from "../src/auth/token-source.ts";
+import type { ModelCacheStore } from "../src/catalog/model-cache.ts";
+import { openCodeModels } from "../src/catalog/opencode-entries.ts";
+import { checkModelSelection } from "../src/catalog/variant-selection.ts";
+import { apiKeyMethod, browserLoginMethod } from "./auth-methods.ts";
+import { createCatalogRuntime } from "./catalog-runtime.ts";
+import { type CursorCredentials, parseStoredCredentials, tokenSourceFor } from "./credentials.ts";
+import type {
+  ChatParamsInputLike,
+  ChatParamsOutputLike,
+  ClassicHooks,
+  ConfigLike,
+  PluginInputLike,
+} from "./host-types.ts";
+import { explainCatalog } from "./troubleshooting.ts";
+import {
+  CURSOR_PROVIDER_ID,
+  type PluginSettings,
+  REGISTERED_PROVIDER_NAME,
+  resolvePluginSettings,
+} from "./settings.ts";
+
+/** Everything the classic plugin takes from its platform. */
+export interface ClassicPluginDependencies {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The model cache. */
+  readonly store: ModelCacheStore;
+  /** Shown in messages about the cache (the file path). */
+  readonly storeLocation: string;
+  readonly fetch: typeof fetch;
+  readonly now: () => number;
+  readonly machineId: () => Promise<string>;
+  /** Reads the stored Cursor credentials (auth.json) at start-up. */
+  readonly readStoredAuth: () => Promise<unknown>;
+  readonly openBrowser: (url: string) => boolean;
+  readonly logger: DebugLogger;
+  /** The provider entry registered as `provider.cursor.npm` (this package's provider). */
+  readonly providerEntry: string;
+  /** Waits between login polls (tests shorten it). */
+  readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+}
+
+/** A classic plugin function. */
+export type ClassicPlugin = (
+  input: PluginInputLike,
+  options?: Record<string, unknown>,
+) => Promise<ClassicHooks>;
+
+/**
+ * Builds the classic plugin.
+ *
+ * @param deps The platform's pieces.
+ * @returns The plugin function OpenCode calls.
+ */
+export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlugin {
+  return (input, pluginOptions) => {
+    let settings: PluginSettings = resolvePluginSettings({ pluginOptions, env: deps.env });
+    const catalog = createCatalogRuntime(deps);
+    const sources = new Map<string, TokenSource>();
+    const log = (level: "info" | "warn", text: string) => {
+      const message = redactSecrets(text);
+      if (deps.logger.enabled) deps.logger.line(`plugin: ${message}`);
+      input.client.app?.log({ body: { service: "cursor", level, message } }).catch(() => {});
+    };
+    const sourceFor = (credentials: CursorCredentials): TokenSource => {
+      const key = JSON.stringify(credentials);
+      const existing = sources.get(key);
+      if (existing !== undefined) return existing;
+      const source = tokenSourceFor(credentials, {
+        apiBaseURL: settings.apiBaseURL,
+        fetch: deps.fetch,
+        now: deps.now,
+        onRenewed(renewed) {
+          log("info", `renewed the Cursor access token (${renewed.via})`);
+          if (renewed.via !== "refresh") return;
+          input.client.auth?.set({
+            path: { id: CURSOR_PROVIDER_ID },
+            body: {
+              type: "oauth",
+              access: renewed.accessToken,
+              refresh: renewed.refreshToken,
+              expires: renewed.expiresAt ?? deps.now() + 60 * 60 * 1000,
+            },
+          }).catch((error: unknown) =>
+            log("warn", `could not save the renewed Cursor login: ${String(error)}`)
+          );
+        },
+      });
+      sources.set(key, source);
+      return source;
+    };
+    const methodDeps = {
+      settings: () => settings,
+      fetch: deps.fetch,
+      now: deps.now,
+      openBrowser: deps.openBrowser,
+      sleep: deps.sleep,
+      report: (message: string) => {
+        log("warn", message);
+        console.error(message);
+      },
+      afterLogin: async (tokens: TokenSource) => {
+        const result = await catalog.refresh(tokens, settings);
+        log(
+          "info",
+          `model catalogue after login: source=${result.source} models=${result.models.length}`,
+        );
+      },
+    };
+    const hooks: ClassicHooks = {
+      async config(config: ConfigLike) {
+        const providers = config.provider ??= {};
+        let block = providers[CURSOR_PROVIDER_ID];
+        if (block === undefined) {
+          block = { name: REGISTERED_PROVIDER_NAME, npm: deps.providerEntry, models: {} };
+          providers[CURSOR_PROVIDER_ID] = block;
+          log("info", `registered provider ${CURSOR_PROVIDER_ID} (${deps.providerEntry})`);
+        }
+        settings = resolvePluginSettings({
+          providerOptions: block.options,
+          pluginOptions,
+          env: deps.env,
+        });
+        const credentials = parseStoredCredentials(await deps.readStoredAuth());
+        const tokens = credentials === undefined ? undefined : sourceFor(credentials);
+        const result = await catalog.load(tokens, settings);
+        const models = block.models ??= {};
+        for (const [id, entry] of Object.entries(openCodeModels(result.models))) {
+          const own = models[id];
+          models[id] = typeof own === "object" && own !== null ? { ...entry, ...own } : entry;
+        }
+        const explanation = explainCatalog(result, {
+          signedIn: credentials !== undefined,
+          cacheLocation: deps.storeLocation,
+          now: deps.now(),
+        });
+        log(explanation.level, explanation.message);
+      },
+      auth: {
+        provider: CURSOR_PROVIDER_ID,
+        async loader(getAuth) {
+          const credentials = parseStoredCredentials(await getAuth());
+          if (credentials === undefined) return {};
+          const tokens = sourceFor(credentials);
+          return { accessToken: () => tokens.accessToken() };
+        },
+        methods: [browserLoginMethod(methodDeps), apiKeyMethod(methodDeps)],
+      },
+      "chat.params"(input: ChatParamsInputLike, output: ChatParamsOutputLike) {
+        const providerId = input.provider?.info?.id ?? input.model.providerID;
+        if (providerId !== CURSOR_PROVIDER_ID) return Promise.resolve();
+        const error = checkModelSelection(catalog.models(), {
+          modelId: input.model.id,
+          variantKey: selectedVariant(input.message),
+          offeredVariants: offeredVariants(input.model),
+          options: output.options,
+        });
+        if (error !== undefined) {
+          log("warn", error.message);
+          return Promise.reject(error);
+        }
+        return Promise.resolve();
+      },
+    };
+    return Promise.resolve(hooks);
+  };
+}
+
+function selectedVariant(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const model = (message as { model?: unknown }).model;
+  if (typeof model !== "object" || model === null) return undefined;
+  const variant = (model as { variant?: unknown }).variant;
+  return typeof variant === "string" ? variant : undefined;
+}
+
+function offeredVariants(model: unknown): string[] {
+  if (typeof model !== "object" || model === null) return [];
+  const variants = (model as { variants?: unknown }).variants;
+  return typeof variants === "object" && variants !== null ? Object.keys(variants) : [];
+}

@@ -1,0 +1,169 @@
+/**
+ * The parts of OpenCode's plugin APIs this plugin uses, as structural types. The entries
+ * are typed against these instead of importing `@opencode-ai/plugin`, so the published
+ * package has no type dependency on one OpenCode release; `test/plugin/conformance.test.ts`
+ * checks at compile time that the entries still fit the real `Plugin` types.
+ *
+ * @module
+ */
+
+/** A browser login as OpenCode stores it. */
+export interface OAuthCredentialsLike {
+  /** Always `oauth`. */
+  type: "oauth";
+  /** The refresh token. */
+  refresh: string;
+  /** The access token. */
+  access: string;
+  /** When the access token expires (epoch ms). */
+  expires: number;
+}
+
+/** The request that saves a login (`client.auth.set`). */
+export interface SaveLoginRequest {
+  /** The provider id. */
+  path: { id: string };
+  /** The credentials to store. */
+  body: OAuthCredentialsLike;
+}
+
+/** A log line sent to OpenCode's log (`client.app.log`). */
+export interface LogRequest {
+  /** Who logs, its level and the text. */
+  body: {
+    service: string;
+    level: "debug" | "info" | "warn" | "error";
+    message: string;
+  };
+}
+
+/** The slice of OpenCode's SDK client the classic plugin calls. */
+export interface OpenCodeClientLike {
+  /** Stores credentials (used to save renewed logins). */
+  readonly auth?: { set(options: SaveLoginRequest): Promise<unknown> };
+  /** Writes to OpenCode's log (used for catalogue and sign-in messages). */
+  readonly app?: { log(options: LogRequest): Promise<unknown> };
+}
+
+/** What OpenCode 1.x passes a classic plugin. */
+export interface PluginInputLike {
+  /** The SDK client bound to the running OpenCode server. */
+  readonly client: OpenCodeClientLike;
+  /** The project directory. */
+  readonly directory?: string;
+}
+
+/** A provider block of opencode.json, as far as this plugin reads and writes it. */
+export interface ProviderBlockLike {
+  /** Display name. */
+  name?: string;
+  /** The provider package (a package name or a `file://` URL). */
+  npm?: string;
+  /** Options passed to the provider factory. */
+  options?: Record<string, unknown>;
+  /** Model entries by id. */
+  models?: Record<string, unknown>;
+}
+
+/** The config object the `config` hook receives (and may change). */
+export interface ConfigLike {
+  /** Provider blocks by provider id. */
+  provider?: Record<string, ProviderBlockLike>;
+}
+
+/** A text prompt of an auth method. */
+export interface AuthPromptLike {
+  /** Always `text`. */
+  readonly type: "text";
+  /** Key of the answer in the inputs. */
+  readonly key: string;
+  /** The question. */
+  readonly message: string;
+  /** Shown while empty. */
+  readonly placeholder?: string;
+  /** Returns an error message for an invalid answer. */
+  readonly validate?: (value: string) => string | undefined;
+}
+
+/** What an OAuth callback resolves to. */
+export type OAuthCallbackResult =
+  | ({ type: "success" } & Omit<OAuthCredentialsLike, "type">)
+  | { type: "failed" };
+
+/** A started OAuth authorization. */
+export interface OAuthAuthorizationLike {
+  /** The page to open. */
+  url: string;
+  /** What to tell the person. */
+  instructions: string;
+  /** `auto`: the callback finishes by itself (it polls). */
+  method: "auto";
+  /** Waits for the result. */
+  callback(): Promise<OAuthCallbackResult>;
+}
+
+/** The browser-login method. */
+export interface OAuthMethodLike {
+  /** Always `oauth`. */
+  readonly type: "oauth";
+  /** Shown in the method list. */
+  readonly label: string;
+  /** Starts a login. */
+  authorize(): Promise<OAuthAuthorizationLike>;
+}
+
+/** What an API-key authorization resolves to. */
+export type ApiKeyResult =
+  | { type: "success"; key: string; metadata?: Record<string, string> }
+  | { type: "failed" };
+
+/** The API-key method. */
+export interface ApiMethodLike {
+  /** Always `api`. */
+  readonly type: "api";
+  /** Shown in the method list. */
+  readonly label: string;
+  /** The key prompt. */
+  readonly prompts: AuthPromptLike[];
+  /** Checks the key the person entered. */
+  authorize(inputs?: Record<string, string>): Promise<ApiKeyResult>;
+}
+
+/** The `auth` hook. */
+export interface AuthHookLike {
+  /** The provider id the methods sign in to. */
+  readonly provider: string;
+  /** Turns stored credentials into provider options (called when the provider loads). */
+  readonly loader: (
+    getAuth: () => Promise<unknown>,
+    provider: unknown,
+  ) => Promise<Record<string, unknown>>;
+  /** The sign-in methods. */
+  readonly methods: (OAuthMethodLike | ApiMethodLike)[];
+}
+
+/** The `chat.params` hook's input. */
+export interface ChatParamsInputLike {
+  /** The selected model (at run time it also has `variants`). */
+  readonly model: { readonly id: string; readonly providerID: string };
+  /** The provider of the model. */
+  readonly provider?: { readonly info?: { readonly id?: string } };
+  /** The user message (its `model.variant` is the selected variant). */
+  readonly message: unknown;
+}
+
+/** The `chat.params` hook's output. */
+export interface ChatParamsOutputLike {
+  /** The per-call provider options (model options merged with the variant's). */
+  options: Record<string, unknown>;
+}
+
+/** The hooks the classic plugin returns. */
+export interface ClassicHooks {
+  /** Changes the loaded config (registers the provider and its models). */
+  config?: (config: ConfigLike) => Promise<void>;
+  /** Sign-in methods and the credentials loader. */
+  auth?: AuthHookLike;
+  /** Checks the model selection before each request. */
+  "chat.params"?: (input: ChatParamsInputLike, output: ChatParamsOutputLike) => Promise<void>;
+}
