@@ -1,3 +1,10 @@
+/**
+ * Round trips for every message family of the wire schema. This file is long on purpose:
+ * it is one table of hand-written samples per family (client/server envelopes, run request,
+ * actions, interaction updates, the tool-call union, checkpoints, KV, every exec pair,
+ * interaction queries, aiserver messages) plus the generic fill-every-field pass, and
+ * splitting the table would scatter what is meant to be read as one inventory.
+ */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {

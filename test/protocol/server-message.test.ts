@@ -1,3 +1,8 @@
+/**
+ * The typed view of server messages: one case per view kind, and unknown cases at every
+ * level. Long because it is an exhaustive table of kinds; kept in one file so a new kind
+ * that lacks a case stands out.
+ */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
