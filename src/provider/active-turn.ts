@@ -11,6 +11,8 @@ import type { DebugLogger } from "../core/logger.ts";
 import type { AgentRun } from "../session/agent-run.ts";
 import type { RunEvent } from "../session/run-events.ts";
 import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
+import type { TodoItem } from "../gen/agent/v1/common_pb.ts";
+import { todoWriteInput } from "./tools/todos.ts";
 import {
   closeOpenParts,
   createRunStreamState,
@@ -26,11 +28,10 @@ import { rawReadContent } from "./tools/read-output.ts";
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
 
-/** A host tool call waiting for its result. */
-interface PendingCall {
-  readonly exec: ExecServerMessage;
-  readonly call: BridgedCall;
-}
+/** A host tool call waiting for its result: one standing for an exec, or a display-only mirror. */
+type PendingCall =
+  | { readonly kind: "exec"; readonly exec: ExecServerMessage; readonly call: BridgedCall }
+  | { readonly kind: "display" };
 
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
@@ -59,6 +60,7 @@ export class ActiveTurn {
   toolCalls = 0;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
+  #todoSignature: string | undefined;
   readonly #reads = new Map<string, string>();
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
@@ -125,6 +127,7 @@ export class ActiveTurn {
         continue;
       }
       this.#pending.delete(result.toolCallId);
+      if (pending.kind === "display") continue;
       const text = toolResultText(result.output);
       if (pending.call.result.kind === "read" && !text.isError) {
         this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
@@ -133,6 +136,7 @@ export class ActiveTurn {
     }
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
+      if (pending.kind === "display") continue;
       await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
       warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
     }
@@ -178,7 +182,39 @@ export class ActiveTurn {
         continue;
       }
       for (const part of mapRunEvent(this.state, event)) emit(part);
+      // Cursor does not wait for a todo mirror, so the step ends here and the host runs it now.
+      if (event.type === "checkpoint" && this.#mirrorTodos(event.todos, tools, emit)) {
+        return "tool-calls";
+      }
     }
+  }
+
+  /**
+   * Mirrors Cursor's todo list into the host's todo tool (display only: nothing goes back
+   * to Cursor). Only before `turn_ended`, only when the list changed.
+   */
+  #mirrorTodos(
+    todos: readonly TodoItem[] | undefined,
+    tools: HostTools,
+    emit: (part: LanguageModelV3StreamPart) => void,
+  ): boolean {
+    const tool = tools.byRole.todo;
+    if (todos === undefined || tool === undefined || this.state.counters !== undefined) {
+      return false;
+    }
+    const input = todoWriteInput(todos, tool);
+    const signature = JSON.stringify(input);
+    if (signature === this.#todoSignature) return false;
+    this.#todoSignature = signature;
+    for (const part of closeOpenParts(this.state)) emit(part);
+    const toolCallId = `cursor_todos_${this.#newId()}`;
+    emit({ type: "tool-input-start", id: toolCallId, toolName: tool.name });
+    emit({ type: "tool-input-delta", id: toolCallId, delta: signature });
+    emit({ type: "tool-input-end", id: toolCallId });
+    emit({ type: "tool-call", toolCallId, toolName: tool.name, input: signature });
+    this.#pending.set(toolCallId, { kind: "display" });
+    this.toolCalls++;
+    return true;
   }
 
   /** Emits a host tool call for the exec, or refuses it. Returns whether a call was emitted. */
@@ -211,14 +247,14 @@ export class ActiveTurn {
     emit({ type: "tool-input-delta", id: toolCallId, delta: input });
     emit({ type: "tool-input-end", id: toolCallId });
     emit({ type: "tool-call", toolCallId, toolName: decision.call.toolName, input });
-    this.#pending.set(toolCallId, { exec, call: decision.call });
+    this.#pending.set(toolCallId, { kind: "exec", exec, call: decision.call });
     this.toolCalls++;
     return true;
   }
 
   #abortPending(execId: number): void {
     for (const [id, pending] of this.#pending) {
-      if (pending.exec.id === execId) {
+      if (pending.kind === "exec" && pending.exec.id === execId) {
         this.#pending.delete(id);
         if (this.#logger.enabled) {
           this.#logger.line(`exec aborted by Cursor: id=${execId} toolCallId=${id}`);

@@ -23,6 +23,7 @@ import type { ExecClientMessageSchema, ExecServerMessage } from "../gen/agent/v1
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { KvServerMessage } from "../gen/agent/v1/kv_pb.ts";
 import type { InteractionUpdate } from "../gen/agent/v1/interaction_update_pb.ts";
+import { type TodoItem, TodoItemSchema } from "../gen/agent/v1/common_pb.ts";
 import { rawFieldBytes } from "../protocol/raw-field.ts";
 import type { AgentRunStream } from "../transport/agent-transport.ts";
 import type { BlobStore } from "./blob-store.ts";
@@ -205,7 +206,12 @@ export class AgentRun {
         this.activity.checkpointUpdates++;
         if (m.value.tokenDetails) this.activity.tokenDetailUpdates++;
         const raw = rawFieldBytes(bytes, 3) ?? new Uint8Array(0);
-        return [{ type: "checkpoint", bytes: raw, tokenDetails: m.value.tokenDetails }];
+        return [{
+          type: "checkpoint",
+          bytes: raw,
+          tokenDetails: m.value.tokenDetails,
+          todos: this.#todos(m.value.todos),
+        }];
       }
       case "interactionQuery": {
         this.activity.visibleOutput = true;
@@ -235,6 +241,22 @@ export class AgentRun {
         this.activity.visibleOutput = true;
         return [{ type: "warning", message: "Skipped a server message of an unknown kind" }];
     }
+  }
+
+  /** The todo items a checkpoint references, decoded from their blobs (all or nothing). */
+  #todos(ids: readonly Uint8Array[]): TodoItem[] | undefined {
+    if (ids.length === 0) return undefined;
+    const items: TodoItem[] = [];
+    for (const id of ids) {
+      const blob = this.#options.blobs.get(bytesToHex(id));
+      if (blob === undefined) return undefined;
+      try {
+        items.push(fromBinary(TodoItemSchema, blob));
+      } catch {
+        return undefined;
+      }
+    }
+    return items;
   }
 
   #update(update: InteractionUpdate): RunEvent[] {

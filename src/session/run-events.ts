@@ -6,6 +6,7 @@
  */
 import type { ConversationTokenDetails } from "../gen/agent/v1/conversation_state_pb.ts";
 import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
+import type { TodoItem } from "../gen/agent/v1/common_pb.ts";
 
 /** Cursor's five TurnEnded counters, as numbers. */
 export interface TurnCounters {
@@ -34,6 +35,8 @@ export type RunEvent =
     readonly type: "checkpoint";
     readonly bytes: Uint8Array;
     readonly tokenDetails: ConversationTokenDetails | undefined;
+    /** The checkpoint's todo list, read from the blob store (undefined when it has none or a blob is missing). */
+    readonly todos: readonly TodoItem[] | undefined;
   }
   | { readonly type: "turn-ended"; readonly counters: TurnCounters }
   | { readonly type: "exec"; readonly exec: ExecServerMessage }

@@ -4,6 +4,8 @@ import { spawnSync } from "node:child_process";
 import { jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { createCursor } from "../../mod.ts";
 import type { AgentClientMessage } from "../../src/gen/agent/v1/client_message_pb.ts";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { TodoItemSchema, TodoStatus } from "../../src/gen/agent/v1/common_pb.ts";
 import { createScriptedTransport, type ScriptedServer } from "../support/scripted-transport.ts";
 
 const base = {
@@ -353,6 +355,87 @@ describe("exec bridge over a held Run", () => {
     assert.equal(text, "got held");
     assert.equal(titleRuns, 1);
     assert.equal(transport.runs.length, 2, "one main Run (held and resumed) and one title Run");
+  });
+});
+
+describe("todos", () => {
+  it("mirrors Cursor's todo list into the host's todowrite tool without answering Cursor", async () => {
+    const items = [
+      create(TodoItemSchema, { id: "t1", content: "Read the code", status: TodoStatus.COMPLETED }),
+      create(TodoItemSchema, {
+        id: "t2",
+        content: "Write the fix",
+        status: TodoStatus.IN_PROGRESS,
+      }),
+    ];
+    const blobs = items.map((item) => toBinary(TodoItemSchema, item));
+    const ids = await Promise.all(
+      blobs.map(async (blob) => new Uint8Array(await crypto.subtle.digest("SHA-256", blob))),
+    );
+    const transport = createScriptedTransport(async (server) => {
+      await server.next((m) => m.message.case === "runRequest");
+      blobs.forEach((blob, i) => {
+        server.emit({
+          message: {
+            case: "kvServerMessage",
+            value: {
+              id: i,
+              message: {
+                case: "setBlobArgs",
+                value: { blobId: ids[i] ?? new Uint8Array(0), blobData: blob },
+              },
+            },
+          },
+        });
+      });
+      server.emit({ message: { case: "conversationCheckpointUpdate", value: { todos: ids } } });
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "textDelta", value: { text: "Working on it." } } },
+        },
+      });
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "turnEnded", value: {} } },
+        },
+      });
+      server.end();
+    });
+    const written: unknown[] = [];
+    const todowrite = tool({
+      description: "Write todos",
+      inputSchema: jsonSchema<{ todos: unknown[] }>({
+        type: "object",
+        properties: { todos: { type: "array" } },
+        required: ["todos"],
+      }),
+      execute: (input) => {
+        written.push(input);
+        return "ok";
+      },
+    });
+    const cursor = createCursor({ ...base, transport });
+    const result = streamText({
+      model: cursor("composer-2"),
+      prompt: "fix it",
+      tools: { todowrite },
+      stopWhen: stepCountIs(4),
+      providerOptions: { cursor: { sessionId: "ses_todo" } },
+    });
+    assert.equal(await result.text, "Working on it.");
+    assert.deepEqual(written, [{
+      todos: [
+        { content: "Read the code", status: "completed", priority: "medium", id: "t1" },
+        { content: "Write the fix", status: "in_progress", priority: "medium", id: "t2" },
+      ],
+    }]);
+    assert.equal(transport.runs.length, 1, "the Run continued after the host updated its todos");
+    const answers =
+      transport.runs[0]?.server.received.filter((m) => m.message.case === "execClientMessage") ??
+        [];
+    assert.equal(answers.length, 0, "nothing was sent to Cursor for the display-only mirror");
   });
 });
 
