@@ -39,7 +39,7 @@ export type ExecResultMessage = NonNullable<
 /** Client heartbeat period: 5 s, as the official client. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 /** How long to keep reading after `turn_ended` for the final checkpoint. */
-export const TAIL_GRACE_MS = 10_000;
+export const TAIL_GRACE_MS = 5_000;
 
 /** What a Run needs besides its stream. */
 export interface AgentRunOptions {
@@ -49,6 +49,8 @@ export interface AgentRunOptions {
   readonly logger: DebugLogger;
   /** Heartbeat period; default 5 s. */
   readonly heartbeatMs?: number;
+  /** How long to wait for the stream's tail after `turn_ended`; default 5 s. */
+  readonly tailGraceMs?: number;
 }
 
 /** Activity counts for the diagnostics lines. */
@@ -118,6 +120,8 @@ export class AgentRun {
     this.#heartbeat = setInterval(() => {
       this.send({ message: { case: "clientHeartbeat", value: {} } }).catch(() => {});
     }, this.#options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+    // A held Run must not keep a finished program alive (Node and Deno timers have unref).
+    (this.#heartbeat as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -144,9 +148,14 @@ export class AgentRun {
    */
   async *events(): AsyncGenerator<RunEvent, void, undefined> {
     let turnEnded = false;
-    let tailDeadline: number | undefined;
+    let tailDeadline = Number.POSITIVE_INFINITY;
+    const frames = this.#stream.frames[Symbol.asyncIterator]();
     try {
-      for await (const frame of this.#stream.frames) {
+      for (;;) {
+        // After turn_ended only the tail (final checkpoint, end of stream) is awaited, and not for long.
+        const next = await nextBefore(frames, tailDeadline);
+        if (next === "deadline" || next.done) break;
+        const frame = next.value;
         if (frame.kind === "end") {
           if (!frame.end.ok) throw this.#withReplaySafety(frame.end.error);
           if (!turnEnded) throw this.#interrupted("Cursor ended the Run before turn_ended");
@@ -160,11 +169,10 @@ export class AgentRun {
         for (const event of await this.#handle(message, frame.bytes)) {
           if (event.type === "turn-ended") {
             turnEnded = true;
-            tailDeadline = Date.now() + TAIL_GRACE_MS;
+            tailDeadline = Date.now() + (this.#options.tailGraceMs ?? TAIL_GRACE_MS);
           }
           yield event;
         }
-        if (tailDeadline !== undefined && Date.now() > tailDeadline) return;
       }
       if (!turnEnded) throw this.#interrupted("The Run's stream ended before turn_ended");
     } catch (error) {
@@ -467,4 +475,21 @@ function turnCounters(
     reasoningTokens: read(value.reasoningTokens, "reasoning"),
     present,
   };
+}
+
+/** The next item of an iterator, or "deadline" when it does not come before `deadline` (epoch ms). */
+async function nextBefore<T>(
+  iterator: AsyncIterator<T>,
+  deadline: number,
+): Promise<IteratorResult<T> | "deadline"> {
+  if (deadline === Number.POSITIVE_INFINITY) return await iterator.next();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => resolve("deadline"), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([iterator.next(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
