@@ -157,7 +157,41 @@ export class CursorLanguageModel implements LanguageModelV3 {
         } conversationId=${plan.conversationId} conversationGroupId=${plan.groupId}`,
       );
     }
-    return await this.#startTurn({ plan, selection, tools, options, warnings, key, converted });
+    try {
+      return await this.#startTurn({ plan, selection, tools, options, warnings, key, converted });
+    } catch (error) {
+      // Cursor asked for a blob this client no longer holds before anything was streamed: the
+      // checkpoint is unusable, so the conversation is reseeded from host history instead of
+      // failing the turn ("Blob not found").
+      if (
+        plan.continuity !== "warm" || CursorError.from(error).code !== "blob_not_found" ||
+        key === undefined
+      ) throw error;
+      const reseeded = planTurn({
+        key,
+        metadataCall: false,
+        prompt: options.prompt,
+        converted,
+        store: config.conversations,
+        newId: config.generateId,
+        orphanResults: false,
+        forceReseed: "checkpoint-unusable",
+      });
+      if (config.logger.enabled) {
+        config.logger.line(
+          `conversation reset: reason=checkpoint-unusable sessionKey=${key} conversationId=${reseeded.conversationId} conversationGroupId=${reseeded.groupId}`,
+        );
+      }
+      return await this.#startTurn({
+        plan: reseeded,
+        selection,
+        tools,
+        options,
+        warnings,
+        key,
+        converted,
+      });
+    }
   }
 
   /** Resumes a held Run when the prompt ends with results for its tool calls. */

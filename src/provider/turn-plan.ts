@@ -38,6 +38,8 @@ export interface PlanInputs {
   readonly newId: () => string;
   /** Tool results arrived for a held Run that is gone. */
   readonly orphanResults: boolean;
+  /** Start a new conversation from host history for this reason, whatever the store holds. */
+  readonly forceReseed?: string;
 }
 
 /**
@@ -63,6 +65,7 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
       undefined,
     );
   }
+  if (inputs.forceReseed !== undefined) return reseed(inputs, inputs.forceReseed, fullText);
   const existing = inputs.store.get(inputs.key);
   if (existing === undefined) {
     const conversation = inputs.store.create(inputs.key, inputs.newId());

@@ -203,3 +203,44 @@ describe("abort", () => {
     });
   });
 });
+
+describe("lost blobs", () => {
+  it("reseeds from host history when Cursor asks for a blob the client no longer holds, instead of failing", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator);
+      const session = { providerOptions: { cursor: { sessionId: "ses_blobs" } } };
+      const first = await generateText({
+        model: cursor("gpt-5"),
+        prompt: "Remember the word kumquat",
+        ...session,
+        ...quiet,
+      });
+      emulator.faults.next({ kind: "blob-miss" });
+      const second = await generateText({
+        model: cursor("gpt-5"),
+        messages: [
+          { role: "user", content: "Remember the word kumquat" },
+          { role: "assistant", content: first.text },
+          { role: "user", content: "What was the word?" },
+        ],
+        ...session,
+        ...quiet,
+      });
+      assert.match(
+        second.text,
+        /kumquat/,
+        "the reseeded conversation still holds the earlier turn",
+      );
+      assert.match(
+        emulator.runs()[2]?.userText ?? "",
+        /What was the word\?/,
+        "and the new question",
+      );
+      const runs = emulator.runs();
+      assert.equal(runs.length, 3, "turn 1, the failed warm attempt, the reseeded Run");
+      assert.match(JSON.stringify(runs[1]?.error ?? ""), /Blob not found/i);
+      assert.equal(runs[2]?.continuity, "cold");
+      assert.notEqual(runs[2]?.conversationId, runs[0]?.conversationId);
+    });
+  });
+});
