@@ -71,15 +71,30 @@ describe("plain turns against the emulator", () => {
   });
 
   it("renews an API-key token that expires between turns without the caller noticing", async () => {
-    await withEmulator({ auth: { accessTokenLifetimeMs: 1000 } }, async (emulator) => {
-      const cursor = emulatorProvider(emulator);
-      const first = await generateText({ model: cursor("gpt-5"), prompt: "one", ...quiet });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const second = await generateText({ model: cursor("gpt-5"), prompt: "two", ...quiet });
-      assert.match(first.text, /one/);
-      assert.match(second.text, /two/);
-      assert.deepEqual(emulator.violations(), []);
-    });
+    // One clock for both sides, moved past the token's lifetime between the turns.
+    let now = Date.now();
+    const clock = () => now;
+    const lifetime = 60 * 60 * 1000;
+    await withEmulator(
+      { now: clock, auth: { accessTokenLifetimeMs: lifetime } },
+      async (emulator) => {
+        const cursor = emulatorProvider(emulator, "sse", { now: clock });
+        const first = await generateText({ model: cursor("gpt-5"), prompt: "one", ...quiet });
+        now += lifetime + 60_000;
+        const second = await generateText({ model: cursor("gpt-5"), prompt: "two", ...quiet });
+        assert.match(first.text, /one/);
+        assert.match(second.text, /two/);
+        const exchanges = emulator.auth.events().filter((event) =>
+          event.kind === "exchange" && event.ok
+        );
+        assert.equal(
+          exchanges.length,
+          2,
+          "the key was exchanged again once the first token expired",
+        );
+        assert.deepEqual(emulator.violations(), []);
+      },
+    );
   });
 });
 
