@@ -13,6 +13,7 @@
  * @module
  */
 import { runCaptured } from "./lib/test-files.ts";
+import { bundleForNode } from "./lib/node-bundle.ts";
 
 const OUT_DIR = ".build/e2e";
 const SUITE_TIMEOUT_MS = 10 * 60 * 1000;
@@ -40,20 +41,8 @@ if (build.code !== 0) {
   Deno.exit(1);
 }
 
-await Deno.remove(OUT_DIR, { recursive: true }).catch(() => {});
-const bundle = await runCaptured("esbuild", [
-  ...files,
-  "--bundle",
-  "--platform=node",
-  "--format=esm",
-  "--packages=external",
-  "--target=node20",
-  "--log-level=warning",
-  `--outdir=${OUT_DIR}`,
-  "--outbase=.",
-  "--out-extension:.js=.mjs",
-], 5 * 60 * 1000);
-if (bundle.code !== 0) {
+const bundled = await bundleForNode(files, OUT_DIR);
+if (bundled === undefined) {
   console.log("0 passed, 1 failed");
   Deno.exit(1);
 }
@@ -65,7 +54,7 @@ const run = await runCaptured(
     "--test",
     "--test-reporter=tap",
     "--test-concurrency=1",
-    ...files.map((file) => `${OUT_DIR}/${file.replace(/\.ts$/, ".mjs")}`),
+    ...bundled,
   ],
   SUITE_TIMEOUT_MS,
 );

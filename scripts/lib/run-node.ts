@@ -1,27 +1,15 @@
 /** Bundles each test file with esbuild and runs it under Node's built-in test runner. @module */
 import { runCaptured, SUITE_TIMEOUT_MS, type Tally } from "./test-files.ts";
+import { bundleForNode } from "./node-bundle.ts";
 
 const OUT_DIR = ".build/node-tests";
 
 /** Runs the given test files on Node (the version on PATH; Node 20 here). */
 export async function runNodeTests(files: string[]): Promise<Tally> {
-  await Deno.remove(OUT_DIR, { recursive: true }).catch(() => {});
-  const bundle = await runCaptured("esbuild", [
-    ...files,
-    "--bundle",
-    "--platform=node",
-    "--format=esm",
-    "--packages=external",
-    "--target=node20",
-    "--log-level=warning",
-    `--outdir=${OUT_DIR}`,
-    "--outbase=.",
-    "--out-extension:.js=.mjs",
-  ], 5 * 60 * 1000);
-  if (bundle.code !== 0) {
+  const bundled = await bundleForNode(files, OUT_DIR);
+  if (bundled === undefined) {
     return { runtime: "node", passed: 0, failed: 1, skipped: 0, crashed: true };
   }
-  const bundled = files.map((file) => `${OUT_DIR}/${file.replace(/\.ts$/, ".mjs")}`);
   const run = await runCaptured(
     "node",
     ["--test", "--test-reporter=tap", "--test-concurrency=2", ...bundled],
