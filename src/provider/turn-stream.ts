@@ -19,6 +19,9 @@ import type { ProviderConfig } from "./provider-config.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { turnDiagnostics } from "./turn-diagnostics.ts";
 
+/** Most outstanding tool calls remembered for finding their held Run. */
+const MAX_TOOL_CALL_OWNERS = 1024;
+
 /** What one `doStream` call's stream needs. */
 export interface TurnStreamContext {
   readonly turn: ActiveTurn;
@@ -139,6 +142,11 @@ function finishPass(
   if (outcome === "tool-calls") {
     if (conversation) config.conversations.hold(conversation, turn);
     for (const id of turn.pendingIds) config.toolCallOwners.set(id, context.holdKey);
+    // Calls whose Run was released without a result would pile up: keep the newest ones.
+    for (const id of config.toolCallOwners.keys()) {
+      if (config.toolCallOwners.size <= MAX_TOOL_CALL_OWNERS) break;
+      config.toolCallOwners.delete(id);
+    }
   } else {
     if (
       conversation && turn.state.latestCheckpoint !== undefined &&
