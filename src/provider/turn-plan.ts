@@ -70,13 +70,17 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
   if (existing === undefined) {
     const conversation = inputs.store.create(inputs.key, inputs.newId());
     conversation.frozenSystemPrompt = converted.systemPrompt;
+    // Tool results with no Run to take them (a restart, or no session key): rebuild with them.
+    const text = inputs.orphanResults
+      ? renderHistoryForReseed(inputs.prompt) ?? fullText
+      : fullText;
     return cold(
       conversation.conversationId,
       conversation.groupId,
       conversation,
-      fullText,
+      text,
       converted.systemPrompt,
-      "no-checkpoint",
+      inputs.orphanResults ? "interrupted-run" : "no-checkpoint",
       undefined,
     );
   }

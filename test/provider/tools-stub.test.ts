@@ -454,3 +454,61 @@ async function drain<T>(stream: ReadableStream<T>): Promise<T[]> {
     out.push(value);
   }
 }
+
+describe("tool results whose Run is gone", () => {
+  it("rebuilds the conversation with the results instead of dropping them", async () => {
+    const texts: string[] = [];
+    const transport = createScriptedTransport(async (server) => {
+      const first = await server.next((m) => m.message.case === "runRequest");
+      if (
+        first.message.case === "runRequest" &&
+        first.message.value.action?.action.case === "userMessageAction"
+      ) {
+        texts.push(first.message.value.action.action.value.userMessage?.text ?? "");
+      }
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "textDelta", value: { text: "continuing" } } },
+        },
+      });
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "turnEnded", value: {} } },
+        },
+      });
+      server.end();
+    });
+    const cursor = createCursor({ ...base, transport });
+    const { stream } = await cursor("composer-2").doStream({
+      prompt: [
+        { role: "user", content: [{ type: "text", text: "list the files" }] },
+        {
+          role: "assistant",
+          content: [{
+            type: "tool-call",
+            toolCallId: "gone-1",
+            toolName: "bash",
+            input: { command: "ls" },
+          }],
+        },
+        {
+          role: "tool",
+          content: [{
+            type: "tool-result",
+            toolCallId: "gone-1",
+            toolName: "bash",
+            output: { type: "text", value: "README.md\nsrc" },
+          }],
+        },
+      ],
+      tools: [bashDefinition],
+    });
+    for await (const _ of stream) { /* drain */ }
+    assert.equal(texts.length, 1);
+    assert.match(texts[0] ?? "", /list the files/);
+    assert.match(texts[0] ?? "", /README\.md/, "the tool result reached the new Run");
+    assert.match(texts[0] ?? "", /Continue the task/);
+  });
+});
