@@ -8,15 +8,19 @@ import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.t
 
 const session = (id: string) => ({ providerOptions: { cursor: { sessionId: id } } });
 
-function workspace(): { dir: string; done: () => void } {
+/** Runs `fn` with a fresh temporary project folder, removed afterwards. */
+async function inWorkspace(fn: (ws: { dir: string }) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "cursor-tools-"));
-  return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+  try {
+    await fn({ dir });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe("tools through a real host loop against the emulator", () => {
   it("runs a shell command as the host's bash and quotes its real output and exit status", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator);
         const result = streamText({
@@ -32,14 +36,11 @@ describe("tools through a real host loop against the emulator", () => {
         assert.equal(emulator.runs().length, 1, "the result went back on the held Run");
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 
   it("reports a host timeout to Cursor as an aborted shell (exit 124)", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator);
         const slowBash = hostTools(ws.dir, { shellTimeoutMs: 300 }).bash;
@@ -53,14 +54,11 @@ describe("tools through a real host loop against the emulator", () => {
         assert.match(text, /was aborted/, "Cursor saw an aborted (exit 124) shell, not a success");
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 
   it("reads a file and returns its raw text (no line numbers)", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       writeFileSync(join(ws.dir, "notes.txt"), "first line\nsecond line\n");
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator);
@@ -75,14 +73,11 @@ describe("tools through a real host loop against the emulator", () => {
         assert.doesNotMatch(text, /1: first line/);
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 
   it("edits a CRLF file through apply_patch when the host offers only that, keeping CRLF", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       const file = join(ws.dir, "crlf.txt");
       writeFileSync(file, "one\r\ntwo\r\nthree\r\n");
       const patches: string[] = [];
@@ -114,9 +109,7 @@ describe("tools through a real host loop against the emulator", () => {
         assert.equal(readFileSync(file, "utf8"), "one\r\nTWO\r\nthree\r\n");
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 
   it("calls a host plugin tool advertised as an MCP tool", async () => {
@@ -164,8 +157,7 @@ describe("tools through a real host loop against the emulator", () => {
   });
 
   it("emits parallel exec requests as parallel tool calls in one step", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator);
         const result = streamText({
@@ -182,14 +174,11 @@ describe("tools through a real host loop against the emulator", () => {
         assert.match(text, /right/);
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 
   it("keeps a 10-turn session warm: same conversation, same request-context bytes, cache reads at the ideal", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator);
         const messages: ModelMessage[] = [];
@@ -228,16 +217,13 @@ describe("tools through a real host loop against the emulator", () => {
         }
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 });
 
 describe("held Runs under a host that cleans up after each step", () => {
   it("survives the step's abort signal and a cancelled reader after finish: tool-calls", async () => {
-    const ws = workspace();
-    try {
+    await inWorkspace(async (ws) => {
       await withEmulator({}, async (emulator) => {
         const model = emulatorProvider(emulator)("gpt-5");
         const headers = { "x-session-affinity": "ses_cleanup" };
@@ -304,9 +290,7 @@ describe("held Runs under a host that cleans up after each step", () => {
         assert.equal(emulator.runs().length, 1, "the same Run continued");
         assert.deepEqual(emulator.violations(), []);
       });
-    } finally {
-      ws.done();
-    }
+    });
   });
 });
 

@@ -6,7 +6,11 @@ import { createCursor } from "../../mod.ts";
 import type { AgentClientMessage } from "../../src/gen/agent/v1/client_message_pb.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { TodoItemSchema, TodoStatus } from "../../src/gen/agent/v1/common_pb.ts";
-import { createScriptedTransport, type ScriptedServer } from "../support/scripted-transport.ts";
+import {
+  createScriptedTransport,
+  finishWithText,
+  type ScriptedServer,
+} from "../support/scripted-transport.ts";
 
 const base = {
   accessToken: "t",
@@ -158,19 +162,7 @@ describe("exec bridge over a held Run", () => {
       });
       refusal = await server.next((m) => m.message.case === "execClientMessage");
       await server.next((m) => m.message.case === "execClientControlMessage");
-      server.emit({
-        message: {
-          case: "interactionUpdate",
-          value: { message: { case: "textDelta", value: { text: "ok" } } },
-        },
-      });
-      server.emit({
-        message: {
-          case: "interactionUpdate",
-          value: { message: { case: "turnEnded", value: {} } },
-        },
-      });
-      server.end();
+      finishWithText(server, "ok");
     });
     const cursor = createCursor({ ...base, transport });
     const result = streamText({ model: cursor("composer-2"), prompt: "x", tools: {} });
@@ -389,19 +381,7 @@ describe("todos", () => {
         });
       });
       server.emit({ message: { case: "conversationCheckpointUpdate", value: { todos: ids } } });
-      server.emit({
-        message: {
-          case: "interactionUpdate",
-          value: { message: { case: "textDelta", value: { text: "Working on it." } } },
-        },
-      });
-      server.emit({
-        message: {
-          case: "interactionUpdate",
-          value: { message: { case: "turnEnded", value: {} } },
-        },
-      });
-      server.end();
+      finishWithText(server, "Working on it.");
     });
     const written: unknown[] = [];
     const todowrite = tool({
@@ -466,19 +446,7 @@ describe("tool results whose Run is gone", () => {
       ) {
         texts.push(first.message.value.action.action.value.userMessage?.text ?? "");
       }
-      server.emit({
-        message: {
-          case: "interactionUpdate",
-          value: { message: { case: "textDelta", value: { text: "continuing" } } },
-        },
-      });
-      server.emit({
-        message: {
-          case: "interactionUpdate",
-          value: { message: { case: "turnEnded", value: {} } },
-        },
-      });
-      server.end();
+      finishWithText(server, "continuing");
     });
     const cursor = createCursor({ ...base, transport });
     const { stream } = await cursor("composer-2").doStream({

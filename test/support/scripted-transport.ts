@@ -163,3 +163,17 @@ export async function replyWithText(
   });
   server.end();
 }
+
+/** Ends a Run the way Cursor does after its last words: a text delta, turn_ended, end of stream. */
+export function finishWithText(server: ScriptedServer, text: string): void {
+  server.emit({
+    message: {
+      case: "interactionUpdate",
+      value: { message: { case: "textDelta", value: { text } } },
+    },
+  });
+  server.emit({
+    message: { case: "interactionUpdate", value: { message: { case: "turnEnded", value: {} } } },
+  });
+  server.end();
+}
