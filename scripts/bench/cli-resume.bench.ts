@@ -14,7 +14,7 @@ import { readFile, rm } from "node:fs/promises";
 import { jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { createNodeProcessRunner } from "../../src/adapters/node/process-runner.ts";
 import { createResumeCache } from "../../src/cli/resume-cache.ts";
-import { createCursorAgentLanguageModel } from "../../src/provider/cursor-agent-language-model.ts";
+import { createCursorAgentLanguageModel } from "../../src/provider/cli/cli-backend.ts";
 import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";
 
 const TIME_LIMIT_MS = 60_000;

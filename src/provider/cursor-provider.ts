@@ -8,8 +8,8 @@ import { CursorError } from "../core/cursor-error.ts";
 import { silentLogger } from "../core/logger.ts";
 import { createResumeCache } from "../cli/resume-cache.ts";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
-import { CursorLanguageModel } from "./cursor-language-model.ts";
-import { createCursorAgentLanguageModel } from "./cursor-agent-language-model.ts";
+import { CursorLanguageModel } from "./direct/direct-backend.ts";
+import { createCursorAgentLanguageModel } from "./cli/cli-backend.ts";
 import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */

@@ -6,7 +6,7 @@
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
-import type { CursorAgentSettings } from "./cursor-agent-language-model.ts";
+import type { CursorAgentSettings } from "./cli/cli-backend.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {

@@ -17,7 +17,7 @@ import { createSseTransport } from "../transport/sse-transport.ts";
 import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
 import { type ConversationStore, createConversationStore } from "../session/conversation-store.ts";
-import type { ActiveTurn } from "./active-turn.ts";
+import type { ActiveTurn } from "./direct/active-turn.ts";
 import type { ProcessRunner } from "../cli/process-runner.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 

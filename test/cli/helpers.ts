@@ -22,7 +22,7 @@ import { createMemoryLogger, type DebugLogger } from "../../src/core/logger.ts";
 import {
   createCursorAgentLanguageModel,
   type CursorAgentModelConfig,
-} from "../../src/provider/cursor-agent-language-model.ts";
+} from "../../src/provider/cli/cli-backend.ts";
 import { createResumeCache, type ResumeCache } from "../../src/cli/resume-cache.ts";
 
 /** Reads a recorded stream-json fixture (tests run from the repository root). */

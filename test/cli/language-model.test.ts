@@ -8,7 +8,7 @@ import {
   createCursorAgentLanguageModel,
   createResumeCache,
   type CursorAgentModelConfig,
-} from "../../src/provider/cursor-agent-language-model.ts";
+} from "../../src/provider/cli/cli-backend.ts";
 import { collect, createStubRunner, readFixture, textOf } from "./helpers.ts";
 
 const PROMPT: LanguageModelV3CallOptions["prompt"] = [{

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createResumeCache, isSafeChatId, type ResumeEntry } from "../../src/cli/resume-cache.ts";
-import { entryFor, planResume, type ResumePlanInput } from "../../src/cli/resume-plan.ts";
+import { entryFor, planResume, type ResumePlanInput } from "../../src/provider/cli/resume-plan.ts";
 import { isSessionResumeEnabled } from "../../src/cli/env-flags.ts";
 
 const HOUR = 60 * 60 * 1000;

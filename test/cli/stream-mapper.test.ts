@@ -11,7 +11,7 @@ import {
   createStreamMapper,
   type StreamMapper,
   type StreamMapperOptions,
-} from "../../src/cli/stream-mapper.ts";
+} from "../../src/provider/cli/stream-mapper.ts";
 import { createDeltaTracker } from "../../src/cli/text-dedupe.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { readFixture, textOf } from "./helpers.ts";

@@ -2,12 +2,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { ExecServerMessageSchema } from "../../../src/gen/agent/v1/exec_pb.ts";
-import { parseWrappedOutput, wrapCommand } from "../../../src/provider/tools/shell-wrapper.ts";
-import { rawReadContent } from "../../../src/provider/tools/read-output.ts";
-import { patchForWrite } from "../../../src/provider/tools/apply-patch.ts";
-import { classifyHostTools } from "../../../src/provider/tools/host-tools.ts";
-import { bridgeExec } from "../../../src/provider/tools/exec-to-tool-call.ts";
-import { execResultMessages } from "../../../src/provider/tools/exec-results.ts";
+import { parseWrappedOutput, wrapCommand } from "../../../src/provider/direct/tools/shell-wrapper.ts";
+import { rawReadContent } from "../../../src/provider/direct/tools/read-output.ts";
+import { patchForWrite } from "../../../src/provider/direct/tools/apply-patch.ts";
+import { classifyHostTools } from "../../../src/provider/direct/tools/host-tools.ts";
+import { bridgeExec } from "../../../src/provider/direct/tools/exec-to-tool-call.ts";
+import { execResultMessages } from "../../../src/provider/direct/tools/exec-results.ts";
 import { spawnSync } from "node:child_process";
 
 const schema = (...names: string[]) => ({

@@ -12,17 +12,17 @@
  * @module
  */
 import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
-import type { DebugLogger } from "../core/logger.ts";
-import { silentLogger } from "../core/logger.ts";
-import type { JsonObject, JsonValue } from "./json.ts";
+import type { DebugLogger } from "../../core/logger.ts";
+import { silentLogger } from "../../core/logger.ts";
+import type { JsonObject, JsonValue } from "../../cli/json.ts";
 import {
   type CliEvent,
   isDeltaEvent,
   type ResultEvent,
   type ToolCallEvent,
-} from "./stream-event.ts";
-import { createDeltaTracker } from "./text-dedupe.ts";
-import { type HostTool, routeToolCall, type ToolRoute } from "./tool-routing.ts";
+} from "../../cli/stream-event.ts";
+import { createDeltaTracker } from "../../cli/text-dedupe.ts";
+import { type HostTool, routeToolCall, type ToolRoute } from "../../cli/tool-routing.ts";
 import { convertCliUsage } from "./usage.ts";
 
 type Part = LanguageModelV3StreamPart;

@@ -12,7 +12,7 @@ import type { DebugLogger } from "../../core/logger.ts";
 import { createLineDecoder } from "../../cli/line-decoder.ts";
 import type { ProcessExit, ProcessHandle, ProcessRunner } from "../../cli/process-runner.ts";
 import { parseStreamJsonLine } from "../../cli/stream-event.ts";
-import type { StreamMapper } from "../../cli/stream-mapper.ts";
+import type { StreamMapper } from "./stream-mapper.ts";
 
 /** Bytes of stderr kept for error messages. */
 const STDERR_TAIL_BYTES = 64 * 1024;

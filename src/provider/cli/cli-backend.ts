@@ -21,32 +21,32 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
 } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
-import { type DebugLogger, silentLogger } from "../core/logger.ts";
-import type { CursorAgentPermissions } from "../cli/argv.ts";
-import { isSessionResumeEnabled } from "../cli/env-flags.ts";
-import type { ProcessRunner } from "../cli/process-runner.ts";
-import { buildFullPrompt } from "../cli/prompt-builder.ts";
-import type { ResumeCache } from "../cli/resume-cache.ts";
-import { planResume } from "../cli/resume-plan.ts";
-import type { ToolExecution } from "../cli/stream-mapper.ts";
-import { hostToolsOf, toolFingerprint } from "../cli/tool-fingerprint.ts";
-import { toApiCallError } from "./api-call-error.ts";
-import { callWarnings } from "./cursor-agent/call-warnings.ts";
-import { foldStreamResult } from "./cursor-agent/fold-stream.ts";
-import { argvFor, runTurn, type TurnContext } from "./cursor-agent/run-turn.ts";
+import { CursorError } from "../../core/cursor-error.ts";
+import { type DebugLogger, silentLogger } from "../../core/logger.ts";
+import type { CursorAgentPermissions } from "../../cli/argv.ts";
+import { isSessionResumeEnabled } from "../../cli/env-flags.ts";
+import type { ProcessRunner } from "../../cli/process-runner.ts";
+import { buildFullPrompt } from "./prompt-builder.ts";
+import type { ResumeCache } from "../../cli/resume-cache.ts";
+import { planResume } from "./resume-plan.ts";
+import type { ToolExecution } from "./stream-mapper.ts";
+import { hostToolsOf, toolFingerprint } from "./tool-fingerprint.ts";
+import { toApiCallError } from "../api-call-error.ts";
+import { callWarnings } from "./call-warnings.ts";
+import { foldStreamResult } from "../generate-fold.ts";
+import { argvFor, runTurn, type TurnContext } from "./run-turn.ts";
 
 export {
   createResumeCache,
   type ResumeCache,
   type ResumeCacheOptions,
-} from "../cli/resume-cache.ts";
+} from "../../cli/resume-cache.ts";
 export type {
   ProcessExit,
   ProcessHandle,
   ProcessRunner,
   ProcessSpawnOptions,
-} from "../cli/process-runner.ts";
+} from "../../cli/process-runner.ts";
 
 /** The provider id models of this backend report. */
 export const CURSOR_AGENT_PROVIDER_ID = "cursor.cursor-agent";
@@ -60,7 +60,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
  *
  * @example Settings for a trusted project where Cursor may run tools itself
  * ```ts
- * import type { CursorAgentSettings } from "./cursor-agent-language-model.ts";
+ * import type { CursorAgentSettings } from "./cli-backend.ts";
  *
  * const settings: CursorAgentSettings = {
  *   workspace: "/home/me/project",
@@ -105,9 +105,9 @@ export interface CursorAgentSettings extends CursorAgentPermissions {
  * @example Wiring for Node-compatible runtimes
  * ```ts
  * import process from "node:process";
- * import { findCursorAgent } from "../adapters/node/find-cursor-agent.ts";
- * import { createNodeProcessRunner } from "../adapters/node/process-runner.ts";
- * import { createResumeCache, type CursorAgentModelConfig } from "./cursor-agent-language-model.ts";
+ * import { findCursorAgent } from "../../adapters/node/find-cursor-agent.ts";
+ * import { createNodeProcessRunner } from "../../adapters/node/process-runner.ts";
+ * import { createResumeCache, type CursorAgentModelConfig } from "./cli-backend.ts";
  *
  * const settings = { force: false, sessionResume: true };
  * const config: CursorAgentModelConfig = {
@@ -153,7 +153,7 @@ export interface CursorAgentModelConfig
  *
  * @example Streaming with a stub runner that plays a recorded CLI run
  * ```ts
- * import { createCursorAgentLanguageModel, createResumeCache } from "./cursor-agent-language-model.ts";
+ * import { createCursorAgentLanguageModel, createResumeCache } from "./cli-backend.ts";
  *
  * const lines = [
  *   '{"type":"system","subtype":"init","session_id":"chat-1","model":"Auto"}',

@@ -17,7 +17,7 @@
  * @module
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { sha256Hex } from "../core/bytes.ts";
+import { sha256Hex } from "../../core/bytes.ts";
 import {
   canonicalMessage,
   canonicalReply,
@@ -26,7 +26,7 @@ import {
 } from "./canonical-messages.ts";
 import { detectMetadataPrompt } from "./meta-prompt.ts";
 import { buildIncrementalPrompt } from "./prompt-builder.ts";
-import type { ResumeCache, ResumeEntry } from "./resume-cache.ts";
+import type { ResumeCache, ResumeEntry } from "../../cli/resume-cache.ts";
 
 /** Everything the decision needs. */
 export interface ResumePlanInput {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { LanguageModelV3CallOptions, SharedV3Warning } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
+import { CursorError } from "../../core/cursor-error.ts";
 
 /** A Cursor model parameter (`effort=high`, `thinking=true`, `context=1m`, …). */
 export interface CursorParameter {

@@ -14,12 +14,12 @@ import { classifyCliFailure } from "../../cli/cli-error.ts";
 import type { JsonValue } from "../../cli/json.ts";
 import type { ProcessRunner } from "../../cli/process-runner.ts";
 import { isSafeChatId, type ResumeCache } from "../../cli/resume-cache.ts";
-import { entryFor, type ResumePlan } from "../../cli/resume-plan.ts";
+import { entryFor, type ResumePlan } from "./resume-plan.ts";
 import {
   createStreamMapper,
   type StreamMapper,
   type ToolExecution,
-} from "../../cli/stream-mapper.ts";
+} from "./stream-mapper.ts";
 import type { HostTool } from "../../cli/tool-routing.ts";
 import { toApiCallError } from "../api-call-error.ts";
 import { type AttemptOutcome, runAttempt } from "./run-attempt.ts";

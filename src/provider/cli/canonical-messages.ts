@@ -8,7 +8,7 @@
  * @module
  */
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { canonicalJson } from "./json.ts";
+import { canonicalJson } from "../../cli/json.ts";
 import { assistantText, assistantToolCalls, userText } from "./prompt-text.ts";
 
 /**

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { sha256Hex } from "../core/bytes.ts";
+import { sha256Hex } from "../../core/bytes.ts";
 import type { FinishLog } from "./finish.ts";
 
 /** Facts of an outbound Run. */

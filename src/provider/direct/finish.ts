@@ -5,7 +5,7 @@
  * @module
  */
 import type { JSONObject, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { RunActivity } from "../session/agent-run.ts";
+import type { RunActivity } from "../../session/agent-run.ts";
 import { mapUsage, type UsageSource } from "./map-usage.ts";
 import type { RunStreamState } from "./run-stream.ts";
 

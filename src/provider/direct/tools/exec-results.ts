@@ -6,8 +6,8 @@
  * @module
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { ExecClientMessageSchema } from "../../gen/agent/v1/exec_pb.ts";
-import { ShellAbortReason } from "../../gen/agent/v1/exec_shell_pb.ts";
+import type { ExecClientMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
+import { ShellAbortReason } from "../../../gen/agent/v1/exec_shell_pb.ts";
 import type { ExecKind } from "./exec-to-tool-call.ts";
 import { parseWrappedOutput, TIMEOUT_EXIT_CODE } from "./shell-wrapper.ts";
 import { rawReadContent } from "./read-output.ts";

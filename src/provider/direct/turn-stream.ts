@@ -10,12 +10,12 @@ import type {
   LanguageModelV3StreamPart,
   SharedV3Warning,
 } from "@ai-sdk/provider";
-import type { Conversation } from "../session/conversation-store.ts";
+import type { Conversation } from "../../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
-import { toApiCallError } from "./api-call-error.ts";
+import { toApiCallError } from "../api-call-error.ts";
 import { buildFinish } from "./finish.ts";
 import { promptDigests } from "./history.ts";
-import type { ProviderConfig } from "./provider-config.ts";
+import type { ProviderConfig } from "../provider-config.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { turnDiagnostics } from "./turn-diagnostics.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { LanguageModelV3Prompt, SharedV3Warning } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
+import { CursorError } from "../../core/cursor-error.ts";
 
 /** An image the user attached. */
 export interface PromptImage {

@@ -9,7 +9,7 @@
  * @module
  */
 import type { LanguageModelV3Usage } from "@ai-sdk/provider";
-import type { CliUsage } from "./stream-event.ts";
+import type { CliUsage } from "../../cli/stream-event.ts";
 
 /**
  * Converts CLI usage; absent usage gives all-`undefined` counts (never invented zeros).

@@ -8,7 +8,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { JSONObject, JSONValue, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
+import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import { type HostTools, propertyName } from "./host-tools.ts";
 import { patchForWrite } from "./apply-patch.ts";
 import { wrapCommand } from "./shell-wrapper.ts";
@@ -70,7 +70,7 @@ export interface BridgeContext {
  * @example
  * ```ts
  * import { create } from "@bufbuild/protobuf";
- * import { ExecServerMessageSchema } from "../../gen/agent/v1/exec_pb.ts";
+ * import { ExecServerMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
  * import { classifyHostTools } from "./host-tools.ts";
  * import { bridgeExec } from "./exec-to-tool-call.ts";
  *

@@ -4,7 +4,7 @@
  * @module
  */
 import type { JSONObject, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import { type TodoItem, TodoStatus } from "../../gen/agent/v1/common_pb.ts";
+import { type TodoItem, TodoStatus } from "../../../gen/agent/v1/common_pb.ts";
 import { propertyName } from "./host-tools.ts";
 
 const STATUS_NAMES: Readonly<Record<number, string>> = {
@@ -24,7 +24,7 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
  * @example
  * ```ts
  * import { create } from "@bufbuild/protobuf";
- * import { TodoItemSchema, TodoStatus } from "../../gen/agent/v1/common_pb.ts";
+ * import { TodoItemSchema, TodoStatus } from "../../../gen/agent/v1/common_pb.ts";
  * import { todoWriteInput } from "./todos.ts";
  *
  * const input = todoWriteInput(

@@ -12,19 +12,19 @@ import type {
   LanguageModelV3StreamResult,
   SharedV3Warning,
 } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
-import { encodeRunRequestMessage } from "../protocol/run-request-bytes.ts";
-import { sha256Hex } from "../core/bytes.ts";
-import { AgentRun } from "../session/agent-run.ts";
-import { type AdvertisedTool, materializeRequestContext } from "../session/request-context.ts";
-import { buildUserTurnRequest } from "../session/run-request.ts";
+import { CursorError } from "../../core/cursor-error.ts";
+import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
+import { sha256Hex } from "../../core/bytes.ts";
+import { AgentRun } from "../../session/agent-run.ts";
+import { type AdvertisedTool, materializeRequestContext } from "../../session/request-context.ts";
+import { buildUserTurnRequest } from "../../session/run-request.ts";
 import { ActiveTurn } from "./active-turn.ts";
-import { toApiCallError } from "./api-call-error.ts";
+import { toApiCallError } from "../api-call-error.ts";
 import { convertPrompt } from "./convert-prompt.ts";
 import { outboundRunLine, shortHash } from "./debug-lines.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel, unsupportedOptionWarnings } from "./model-options.ts";
-import type { ProviderConfig } from "./provider-config.ts";
+import type { ProviderConfig } from "../provider-config.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
@@ -35,7 +35,7 @@ import { openTurnStream } from "./turn-stream.ts";
  *
  * @example
  * ```ts
- * import { createCursor } from "../../mod.ts";
+ * import { createCursor } from "../../../mod.ts";
  *
  * const cursor = createCursor({ accessToken: "token" });
  * const model = cursor("composer-2");

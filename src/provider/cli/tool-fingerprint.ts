@@ -7,9 +7,9 @@
  * @module
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import { sha256Hex } from "../core/bytes.ts";
-import { canonicalJson, isJsonObject } from "./json.ts";
-import type { HostTool } from "./tool-routing.ts";
+import { sha256Hex } from "../../core/bytes.ts";
+import { canonicalJson, isJsonObject } from "../../cli/json.ts";
+import type { HostTool } from "../../cli/tool-routing.ts";
 
 type Tools = LanguageModelV3CallOptions["tools"];
 

@@ -7,11 +7,11 @@
  * @module
  */
 import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
-import type { DebugLogger } from "../core/logger.ts";
-import type { AgentRun } from "../session/agent-run.ts";
-import type { RunEvent } from "../session/run-events.ts";
-import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
-import type { TodoItem } from "../gen/agent/v1/common_pb.ts";
+import type { DebugLogger } from "../../core/logger.ts";
+import type { AgentRun } from "../../session/agent-run.ts";
+import type { RunEvent } from "../../session/run-events.ts";
+import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
+import type { TodoItem } from "../../gen/agent/v1/common_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
 import {
   closeOpenParts,
