@@ -28,7 +28,7 @@ export type {
 } from "./src/core/cursor-error.ts";
 export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
-export { CursorLanguageModel } from "./src/provider/cursor-language-model.ts";
+export { CursorLanguageModel } from "./src/provider/language-model.ts";
 export type { DebugLogger } from "./src/core/logger.ts";
 export type {
   AgentRunStream,
@@ -38,9 +38,9 @@ export type {
 export type { Frame } from "./src/transport/frame-stream.ts";
 export type { EndStream } from "./src/protocol/end-stream.ts";
 export type { WorkspaceFacts } from "./src/session/request-context.ts";
-export type { CursorAgentSettings } from "./src/provider/cursor-agent-language-model.ts";
+export type { CliBackendSettings } from "./src/provider/cli/cli-backend.ts";
 export type { CursorAgentPermissions } from "./src/cli/argv.ts";
-export type { ToolExecution } from "./src/cli/stream-mapper.ts";
+export type { ToolExecution } from "./src/provider/cli/stream-mapper.ts";
 export type {
   LanguageModelV3,
   LanguageModelV3CallOptions,

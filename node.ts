@@ -18,8 +18,8 @@ export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
   AgentRunStream,
   AgentTransport,
+  CliBackendSettings,
   CursorAgentPermissions,
-  CursorAgentSettings,
   CursorEnvironment,
   CursorErrorCode,
   CursorErrorDetail,

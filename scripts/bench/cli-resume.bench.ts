@@ -14,7 +14,7 @@ import { readFile, rm } from "node:fs/promises";
 import { jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { createNodeProcessRunner } from "../../src/adapters/node/process-runner.ts";
 import { createResumeCache } from "../../src/cli/resume-cache.ts";
-import { createCursorAgentLanguageModel } from "../../src/provider/cli/cli-backend.ts";
+import { createCliLanguageModel } from "../../src/provider/cli/cli-backend.ts";
 import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";
 
 const TIME_LIMIT_MS = 60_000;
@@ -68,7 +68,7 @@ async function runSession(resume: boolean): Promise<{ turnBytes: number[]; ms: n
       FAKE_CURSOR_AGENT_TOOL_DELAY_MS: "200",
       CURSOR_ACP_SESSION_RESUME: resume ? "1" : "0",
     };
-    const model = createCursorAgentLanguageModel("auto", {
+    const model = createCliLanguageModel("auto", {
       runner: createNodeProcessRunner(),
       binaryPath: fake.binaryPath,
       workspace: `${dir}/workspace`,

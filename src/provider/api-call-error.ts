@@ -1,7 +1,10 @@
 /**
- * The provider boundary for errors: a {@link CursorError} becomes the AI SDK's
- * `APICallError`, with `isRetryable` from the classification and a message a person
- * can act on (how to sign in again, that a quota ran out).
+ * The provider boundary for errors, shared by both backends: a {@link CursorError}
+ * becomes the AI SDK's `APICallError`, with `isRetryable` from the classification, the
+ * server's retry delay as `retry-after-ms` / `retry-after` response headers (where the
+ * AI SDK's retry loop reads it), and a message a person can act on (how to sign in
+ * again, that a quota ran out). A canceled call becomes an `AbortError`, so the AI
+ * SDK's `isAbortError()` treats it as the caller's own abort.
  *
  * @module
  */
@@ -31,11 +34,57 @@ const ADVICE: Partial<Record<CursorError["code"], string>> = {
 };
 
 /**
+ * Converts any failure into what the AI SDK expects from a provider: an `AbortError`
+ * for a canceled call, an `APICallError` for everything else. Errors already converted
+ * pass through unchanged, so the boundary can be crossed twice safely.
+ *
+ * @param reason Whatever was thrown; it is classified through {@link CursorError.from}.
+ * @param context The call it belongs to.
+ * @returns An `APICallError` or an `AbortError` whose `cause` is the {@link CursorError}.
+ *
+ * @example A canceled call is an abort to the AI SDK
+ * ```ts
+ * import { CursorError } from "../core/cursor-error.ts";
+ * import { toProviderError } from "./api-call-error.ts";
+ *
+ * const error = toProviderError(new CursorError("canceled", "Request was canceled"), {
+ *   url: "https://api2.cursor.sh/agent.v1.AgentService/RunSSE",
+ * });
+ * console.assert(error.name === "AbortError" && error.cause instanceof CursorError);
+ * ```
+ */
+export function toProviderError(reason: unknown, context: ApiCallContext): Error {
+  if (APICallError.isInstance(reason) || isAbortErrorName(reason)) return reason as Error;
+  const error = CursorError.from(reason);
+  if (error.code === "canceled") return abortError(error);
+  return toApiCallError(error, context);
+}
+
+/**
+ * An `Error` named `AbortError` (what `isAbortError()` of the AI SDK accepts) that keeps
+ * the classified failure as its cause.
+ *
+ * @param cause The canceled call's {@link CursorError}.
+ * @returns The abort error.
+ */
+export function abortError(cause: CursorError): Error {
+  const error = new Error(cause.message, { cause });
+  error.name = "AbortError";
+  return error;
+}
+
+function isAbortErrorName(reason: unknown): reason is Error {
+  return reason instanceof Error &&
+    (reason.name === "AbortError" || reason.name === "ResponseAborted");
+}
+
+/**
  * Converts any failure into the AI SDK's `APICallError`.
  *
  * @param reason Whatever was thrown; it is classified through {@link CursorError.from}.
  * @param context The call it belongs to.
- * @returns An `APICallError` whose `cause` is the {@link CursorError}.
+ * @returns An `APICallError` whose `cause` is the {@link CursorError}; a server-given
+ *   retry delay is also in `responseHeaders` (`retry-after-ms`, `retry-after`).
  *
  * @example
  * ```ts
@@ -58,6 +107,9 @@ export function toApiCallError(reason: unknown, context: ApiCallContext): APICal
     requestBodyValues: context.requestBodyValues ?? {},
     ...(error.httpStatus === undefined ? {} : { statusCode: error.httpStatus }),
     isRetryable: error.retryable,
+    ...(error.retryAfterMs === undefined
+      ? {}
+      : { responseHeaders: retryHeaders(error.retryAfterMs) }),
     cause: error,
     data: {
       code: error.code,
@@ -67,4 +119,10 @@ export function toApiCallError(reason: unknown, context: ApiCallContext): APICal
       ...(error.detail === undefined ? {} : { detail: error.detail.error }),
     },
   });
+}
+
+/** The retry delay as the headers the AI SDK's retry loop reads. */
+function retryHeaders(retryAfterMs: number): Record<string, string> {
+  const ms = Math.max(0, Math.round(retryAfterMs));
+  return { "retry-after-ms": String(ms), "retry-after": String(Math.ceil(ms / 1000)) };
 }

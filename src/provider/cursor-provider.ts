@@ -8,8 +8,10 @@ import { CursorError } from "../core/cursor-error.ts";
 import { silentLogger } from "../core/logger.ts";
 import { createResumeCache } from "../cli/resume-cache.ts";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
-import { CursorLanguageModel } from "./direct/direct-backend.ts";
-import { createCursorAgentLanguageModel } from "./cli/cli-backend.ts";
+import { CursorLanguageModel } from "./language-model.ts";
+import type { TurnBackend } from "./turn-backend.ts";
+import { DirectBackend } from "./direct/direct-backend.ts";
+import { CliBackend } from "./cli/cli-backend.ts";
 import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
@@ -33,9 +35,9 @@ export function createCursorProvider(
   settings: CursorProviderSettings = {},
   adapters: ProviderAdapters = {},
 ): CursorProvider {
-  const languageModel = settings.backend === "cursor-agent"
-    ? cursorAgentModels(settings, adapters)
-    : agentModels(settings, adapters);
+  const backend = createBackend(settings, adapters);
+  const languageModel = (modelId: string): LanguageModelV3 =>
+    new CursorLanguageModel(modelId, backend);
   const provider = Object.assign((modelId: string) => languageModel(modelId), {
     specificationVersion: "v3" as const,
     languageModel,
@@ -57,46 +59,42 @@ export function createCursorProvider(
   return provider;
 }
 
-function agentModels(
-  settings: CursorProviderSettings,
-  adapters: ProviderAdapters,
-): (modelId: string) => LanguageModelV3 {
-  if (settings.backend !== undefined && settings.backend !== "agent") {
-    throw new CursorError(
-      "config",
-      `Unknown backend ${JSON.stringify(settings.backend)}: use "agent" or "cursor-agent"`,
-    );
+/** The backend the settings ask for; one per provider, shared by all its models. */
+function createBackend(settings: CursorProviderSettings, adapters: ProviderAdapters): TurnBackend {
+  switch (settings.backend) {
+    case undefined:
+    case "direct":
+      return new DirectBackend(resolveProviderConfig(settings, adapters));
+    case "cli":
+      return cliBackend(settings, adapters);
+    default:
+      throw new CursorError(
+        "config",
+        `Unknown backend ${JSON.stringify(settings.backend)}: use "direct" or "cli"`,
+      );
   }
-  const config = resolveProviderConfig(settings, adapters);
-  return (modelId) => new CursorLanguageModel(modelId, config);
 }
 
-function cursorAgentModels(
-  settings: CursorProviderSettings,
-  adapters: ProviderAdapters,
-): (modelId: string) => LanguageModelV3 {
+function cliBackend(settings: CursorProviderSettings, adapters: ProviderAdapters): TurnBackend {
   if (!adapters.processRunner) {
     throw new CursorError(
       "config",
-      'backend "cursor-agent" needs the Node entry (import from "ai-sdk-provider-cursor/node")',
+      'backend "cli" needs the Node entry (import from "ai-sdk-provider-cursor/node")',
     );
   }
-  const runner = adapters.processRunner();
-  const resumeCache = createResumeCache();
   const env = settings.env ?? {};
-  const agent = settings.cursorAgent ?? {};
-  const logger = settings.debug ?? adapters.debugLogger?.() ?? silentLogger;
+  const cli = settings.cli ?? {};
   const apiKey = settings.apiKey ?? env.CURSOR_API_KEY;
-  return (modelId) =>
-    createCursorAgentLanguageModel(modelId, {
-      ...agent,
-      runner,
-      binaryPath: adapters.findCursorAgent?.(agent.binaryPath) ?? agent.binaryPath,
-      workspace: agent.workspace ?? adapters.cwd?.() ?? ".",
-      env,
-      ...(apiKey ? { apiKey } : {}),
-      resumeCache,
-      logger,
-      clock: settings.now ?? Date.now,
-    });
+  return new CliBackend({
+    ...cli,
+    runner: adapters.processRunner(),
+    binaryPath: adapters.findCursorAgent?.(cli.binaryPath) ?? cli.binaryPath,
+    workspace: cli.workspace ?? adapters.cwd?.() ?? ".",
+    env,
+    ...(apiKey ? { apiKey } : {}),
+    resumeCache: createResumeCache(),
+    logger: settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
+    clock: settings.now ?? Date.now,
+    providerName: settings.name ?? "cursor",
+  });
 }

@@ -6,7 +6,7 @@
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
-import type { CursorAgentSettings } from "./cli/cli-backend.ts";
+import type { CliBackendSettings } from "./cli/cli-backend.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {
@@ -66,12 +66,12 @@ export interface CursorProviderSettings {
   /** Host-provided name of this provider instance (OpenCode passes the provider id). */
   readonly name?: string | undefined;
   /**
-   * `"agent"` (default): speak Cursor's agent protocol directly. `"cursor-agent"`: drive the
+   * `"direct"` (default): speak Cursor's agent protocol directly. `"cli"`: drive Cursor's
    * `cursor-agent` CLI as a subprocess (needs the Node entry).
    */
-  readonly backend?: "agent" | "cursor-agent" | undefined;
-  /** Options of the `cursor-agent` backend. */
-  readonly cursorAgent?: CursorAgentSettings | undefined;
+  readonly backend?: "direct" | "cli" | undefined;
+  /** Options of the `"cli"` backend. */
+  readonly cli?: CliBackendSettings | undefined;
 }
 
 /** Cursor's default API origin. */

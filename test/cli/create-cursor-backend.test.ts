@@ -8,19 +8,19 @@ import { generateText } from "ai";
 import { createCursor } from "../../node.ts";
 import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";
 
-describe('createCursor({ backend: "cursor-agent" })', () => {
+describe('createCursor({ backend: "cli" })', () => {
   it("answers through the cursor-agent CLI found at the configured path", async () => {
     const dir = await mkdtemp(join(tmpdir(), "cursor-backend-"));
     try {
       const fake = await installFakeCursorAgent(join(dir, "bin"));
       const cursor = createCursor({
-        backend: "cursor-agent",
-        cursorAgent: { binaryPath: fake.binaryPath, workspace: dir },
+        backend: "cli",
+        cli: { binaryPath: fake.binaryPath, workspace: dir },
         env: { PATH: process.env.PATH, HOME: dir, FAKE_CURSOR_AGENT_STATE_DIR: join(dir, "state") },
       });
       const model = cursor("auto");
       assert.equal(model.specificationVersion, "v3");
-      assert.equal(model.provider, "cursor.cursor-agent");
+      assert.equal(model.provider, "cursor.cli");
       const { text, finishReason } = await generateText({
         model,
         prompt: "Say hello",
@@ -35,6 +35,6 @@ describe('createCursor({ backend: "cursor-agent" })', () => {
 
   it("refuses the cursor-agent backend on the web entry with a clear error", async () => {
     const { createCursor: createWebCursor } = await import("../../mod.ts");
-    assert.throws(() => createWebCursor({ backend: "cursor-agent" }), /needs the Node entry/);
+    assert.throws(() => createWebCursor({ backend: "cli" }), /needs the Node entry/);
   });
 });

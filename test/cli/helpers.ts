@@ -20,8 +20,8 @@ import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-a
 import { createNodeProcessRunner } from "../../src/adapters/node/process-runner.ts";
 import { createMemoryLogger, type DebugLogger } from "../../src/core/logger.ts";
 import {
-  createCursorAgentLanguageModel,
-  type CursorAgentModelConfig,
+  createCliLanguageModel,
+  type CliBackendConfig,
 } from "../../src/provider/cli/cli-backend.ts";
 import { createResumeCache, type ResumeCache } from "../../src/cli/resume-cache.ts";
 
@@ -118,8 +118,8 @@ export interface FakeSetup {
   /** A model on this fake (resume on unless the config says otherwise). */
   model(
     modelId?: string,
-    overrides?: Partial<CursorAgentModelConfig>,
-  ): ReturnType<typeof createCursorAgentLanguageModel>;
+    overrides?: Partial<CliBackendConfig>,
+  ): ReturnType<typeof createCliLanguageModel>;
   cleanup(): Promise<void>;
 }
 
@@ -172,7 +172,7 @@ export async function setupFake(extraEnv: Record<string, string> = {}): Promise<
     starts: async () => (await records()).filter((record) => record.event === "start"),
     scenario: (value) => writeFile(scenarioPath, JSON.stringify(value)),
     model: (modelId = "auto", overrides = {}) =>
-      createCursorAgentLanguageModel(modelId, {
+      createCliLanguageModel(modelId, {
         runner,
         binaryPath: fake.binaryPath,
         workspace,

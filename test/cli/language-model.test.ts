@@ -5,9 +5,9 @@ import { APICallError, type LanguageModelV3CallOptions } from "@ai-sdk/provider"
 import type { ProcessRunner } from "../../src/cli/process-runner.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import {
-  createCursorAgentLanguageModel,
+  createCliLanguageModel,
   createResumeCache,
-  type CursorAgentModelConfig,
+  type CliBackendConfig,
 } from "../../src/provider/cli/cli-backend.ts";
 import { collect, createStubRunner, readFixture, textOf } from "./helpers.ts";
 
@@ -26,8 +26,8 @@ async function failureOf(work: PromiseLike<unknown>): Promise<unknown> {
   }
 }
 
-function model(runner: ProcessRunner, overrides: Partial<CursorAgentModelConfig> = {}) {
-  return createCursorAgentLanguageModel("auto", {
+function model(runner: ProcessRunner, overrides: Partial<CliBackendConfig> = {}) {
+  return createCliLanguageModel("auto", {
     runner,
     binaryPath: "/usr/local/bin/cursor-agent",
     workspace: "/w",
@@ -42,7 +42,7 @@ describe("cursor-agent language model", () => {
     const { runner } = createStubRunner({ stdout: "" });
     const instance = model(runner);
     assert.equal(instance.specificationVersion, "v3");
-    assert.equal(instance.provider, "cursor.cursor-agent");
+    assert.equal(instance.provider, "cursor.cli");
     assert.equal(instance.modelId, "auto");
   });
 
@@ -91,6 +91,8 @@ describe("cursor-agent language model", () => {
       ],
       resume: "fresh",
       resumeReason: "disabled",
+      workspace: "/w",
+      promptBytes: 8,
     });
   });
 
@@ -191,7 +193,7 @@ describe("cursor-agent language model", () => {
       async () => await model(runner, { binaryPath: undefined }).doStream({ prompt: PROMPT }),
       /Cannot find cursor-agent/,
     );
-    const unsafe = createCursorAgentLanguageModel("auto && rm", {
+    const unsafe = createCliLanguageModel("auto && rm", {
       runner,
       binaryPath: "cursor-agent",
       workspace: "/w",

@@ -16,6 +16,6 @@ describe("entry exports", () => {
   it("the Node entry's models are LanguageModelV3", () => {
     const model = node.createCursor({ accessToken: "t", env: {} })("composer-2");
     assert.equal(model.specificationVersion, "v3");
-    assert.equal(model.provider, "cursor.agent");
+    assert.equal(model.provider, "cursor.direct");
   });
 });

@@ -1,26 +1,18 @@
 /**
- * The CLI backend as an AI SDK `LanguageModelV3`: each call runs Cursor's own
- * `cursor-agent` CLI as a subprocess (through an injected {@link ProcessRunner}),
- * writes the prompt to its stdin and maps its stream-json output to stream parts.
- * With session resume switched on, later turns continue the same Cursor chat with
- * `--resume` and send only the new messages.
+ * The CLI backend: each call runs Cursor's own `cursor-agent` CLI as a subprocess
+ * (through an injected {@link ProcessRunner}), writes the prompt to its stdin and maps
+ * its stream-json output to stream parts. With session resume switched on, later turns
+ * continue the same Cursor chat with `--resume` and send only the new messages.
  *
- * `doStream` is one pipeline: stdout bytes → line decoder → stream-json parser →
- * event mapper (all sans-IO, in `src/cli`) → stream parts, behind a `stream-start`
- * that carries the warnings and ending in `finish`. A failed run ends with an `error`
- * part holding an `APICallError` (the CLI's own words, exit status, error code) and a
- * `finish` with reason `error`; `doStream` itself rejects only when nothing could be
- * started (no binary, an unsafe model id or workspace). `doGenerate` folds `doStream`.
+ * The stream is one pipeline: stdout bytes → line decoder → stream-json parser (sans-IO,
+ * in `src/cli`) → event mapper → stream parts, ending in `finish`. A failed run ends
+ * with an `error` part (the CLI's own words, exit status, error code) and a `finish`
+ * with reason `error`; the call itself rejects only when nothing could be started (no
+ * binary, an unsafe model id or workspace).
  *
  * @module
  */
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import { type DebugLogger, silentLogger } from "../../core/logger.ts";
 import type { CursorAgentPermissions } from "../../cli/argv.ts";
@@ -31,9 +23,10 @@ import type { ResumeCache } from "../../cli/resume-cache.ts";
 import { planResume } from "./resume-plan.ts";
 import type { ToolExecution } from "./stream-mapper.ts";
 import { hostToolsOf, toolFingerprint } from "./tool-fingerprint.ts";
-import { toApiCallError } from "../api-call-error.ts";
-import { callWarnings } from "./call-warnings.ts";
-import { foldStreamResult } from "../generate-fold.ts";
+import type { ApiCallContext } from "../api-call-error.ts";
+import type { BackendCapabilities, CallArgs } from "../call-args.ts";
+import { CursorLanguageModel } from "../language-model.ts";
+import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { argvFor, runTurn, type TurnContext } from "./run-turn.ts";
 
 export {
@@ -48,21 +41,17 @@ export type {
   ProcessSpawnOptions,
 } from "../../cli/process-runner.ts";
 
-/** The provider id models of this backend report. */
-export const CURSOR_AGENT_PROVIDER_ID = "cursor.cursor-agent";
-
 /** Default: stop a run after five minutes without any output from the CLI. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
 /**
- * What a user can set for the `cursor-agent` backend (`createCursor({ backend:
- * "cursor-agent", cursorAgent: { ... } })`).
+ * What a user can set for the CLI backend (`createCursor({ backend: "cli", cli: { ... } })`).
  *
  * @example Settings for a trusted project where Cursor may run tools itself
  * ```ts
- * import type { CursorAgentSettings } from "./cli-backend.ts";
+ * import type { CliBackendSettings } from "./cli-backend.ts";
  *
- * const settings: CursorAgentSettings = {
+ * const settings: CliBackendSettings = {
  *   workspace: "/home/me/project",
  *   toolExecution: "cursor",
  *   force: true,
@@ -71,7 +60,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
  * console.assert(settings.force === true);
  * ```
  */
-export interface CursorAgentSettings extends CursorAgentPermissions {
+export interface CliBackendSettings extends CursorAgentPermissions {
   /**
    * Path of the `cursor-agent` (or `agent`) binary. Default: looked up on PATH,
    * then in the installer's locations (`~/.local/bin`, `~/.cursor/bin`,
@@ -98,7 +87,7 @@ export interface CursorAgentSettings extends CursorAgentPermissions {
 }
 
 /**
- * What {@link createCursorAgentLanguageModel} is built with: the user's settings
+ * What the {@link CliBackend} is built with: the user's settings
  * (resolved) plus the injected runtime pieces. A provider creates one resume cache
  * and shares it between all models it creates.
  *
@@ -107,10 +96,10 @@ export interface CursorAgentSettings extends CursorAgentPermissions {
  * import process from "node:process";
  * import { findCursorAgent } from "../../adapters/node/find-cursor-agent.ts";
  * import { createNodeProcessRunner } from "../../adapters/node/process-runner.ts";
- * import { createResumeCache, type CursorAgentModelConfig } from "./cli-backend.ts";
+ * import { createResumeCache, type CliBackendConfig } from "./cli-backend.ts";
  *
  * const settings = { force: false, sessionResume: true };
- * const config: CursorAgentModelConfig = {
+ * const config: CliBackendConfig = {
  *   ...settings,
  *   runner: createNodeProcessRunner(),
  *   binaryPath: findCursorAgent({ env: process.env }),
@@ -121,8 +110,8 @@ export interface CursorAgentSettings extends CursorAgentPermissions {
  * console.assert(config.resumeCache.size === 0);
  * ```
  */
-export interface CursorAgentModelConfig
-  extends Omit<CursorAgentSettings, "binaryPath" | "workspace"> {
+export interface CliBackendConfig
+  extends Omit<CliBackendSettings, "binaryPath" | "workspace"> {
   /** Starts processes (the Node adapter in production, stubs in tests). */
   readonly runner: ProcessRunner;
   /** The resolved binary; `undefined` when discovery found none (calls then fail with advice). */
@@ -142,6 +131,8 @@ export interface CursorAgentModelConfig
   readonly logger?: DebugLogger;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly clock?: () => number;
+  /** The provider's name, the first part of the provider id (`cursor.cli`). Default `cursor`. */
+  readonly providerName?: string;
 }
 
 /**
@@ -151,9 +142,9 @@ export interface CursorAgentModelConfig
  * @param config Runner, binary, workspace, environment, resume cache and settings.
  * @returns A `LanguageModelV3`.
  *
- * @example Streaming with a stub runner that plays a recorded CLI run
+ * @example Generating with a stub runner that plays a recorded CLI run
  * ```ts
- * import { createCursorAgentLanguageModel, createResumeCache } from "./cli-backend.ts";
+ * import { createCliLanguageModel, createResumeCache } from "./cli-backend.ts";
  *
  * const lines = [
  *   '{"type":"system","subtype":"init","session_id":"chat-1","model":"Auto"}',
@@ -161,7 +152,7 @@ export interface CursorAgentModelConfig
  *   '{"type":"result","subtype":"success","is_error":false,"result":"Hi!","session_id":"chat-1"}',
  * ];
  * const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
- * const model = createCursorAgentLanguageModel("auto", {
+ * const model = createCliLanguageModel("auto", {
  *   runner: {
  *     spawn: () => ({
  *       pid: 1,
@@ -181,39 +172,80 @@ export interface CursorAgentModelConfig
  * console.assert(result.finishReason.unified === "stop");
  * ```
  */
-export function createCursorAgentLanguageModel(
-  modelId: string,
-  config: CursorAgentModelConfig,
-): LanguageModelV3 {
-  return new CursorAgentLanguageModel(modelId, config);
+export function createCliLanguageModel(modelId: string, config: CliBackendConfig): LanguageModelV3 {
+  return new CursorLanguageModel(modelId, new CliBackend(config));
 }
 
-class CursorAgentLanguageModel implements LanguageModelV3 {
-  readonly specificationVersion = "v3";
-  readonly provider = CURSOR_AGENT_PROVIDER_ID;
-  readonly modelId: string;
-  readonly supportedUrls: Record<string, RegExp[]> = {};
-  readonly #config: CursorAgentModelConfig;
+/** What the CLI takes from a call: no attachments. */
+const CAPABILITIES: BackendCapabilities = { label: "cursor-agent", files: "none" };
 
-  constructor(modelId: string, config: CursorAgentModelConfig) {
-    this.modelId = modelId;
+/**
+ * The CLI backend of one provider; every model of the provider shares it (and its
+ * resume cache).
+ *
+ * @example
+ * ```ts
+ * import { CliBackend, createResumeCache } from "./cli-backend.ts";
+ *
+ * const backend = new CliBackend({
+ *   runner: { spawn: () => { throw new Error("not started in this example"); } },
+ *   binaryPath: "cursor-agent",
+ *   workspace: "/tmp",
+ *   env: {},
+ *   resumeCache: createResumeCache(),
+ * });
+ * console.assert(backend.providerId === "cursor.cli");
+ * ```
+ */
+export class CliBackend implements TurnBackend {
+  /** This is the CLI backend. */
+  readonly name = "cli";
+  /** What it can take from a call. */
+  readonly capabilities: BackendCapabilities = CAPABILITIES;
+  readonly #config: CliBackendConfig;
+
+  /**
+   * @param config Runner, binary, workspace, environment, resume cache and settings.
+   */
+  constructor(config: CliBackendConfig) {
     this.#config = config;
   }
 
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    return await foldStreamResult(await this.doStream(options));
+  /** `<provider name>.cli`. */
+  get providerId(): string {
+    return `${this.#config.providerName ?? "cursor"}.cli`;
   }
 
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  /**
+   * A `cursor-agent:` pseudo URL naming the model.
+   *
+   * @param modelId The model id.
+   * @returns The URL and the model.
+   */
+  errorContext(modelId: string): ApiCallContext {
+    return {
+      url: `cursor-agent:${modelId}`,
+      requestBodyValues: { model: modelId, workspace: this.#config.workspace },
+    };
+  }
+
+  /**
+   * Starts one run of the CLI (and at most one clean re-run, see `runTurn`).
+   *
+   * @param call The call's arguments.
+   * @returns The run's parts and the argv summary.
+   * @throws {CursorError} `config` when there is no binary or the model id or workspace is unsafe.
+   */
+  async stream(call: CallArgs): Promise<BackendTurn> {
+    const { options } = call;
     const internal = new AbortController();
-    const context = await this.#prepare(options, internal.signal);
+    const context = await this.#prepare(call, internal.signal);
     const onAbort = () => internal.abort(options.abortSignal?.reason);
     if (options.abortSignal?.aborted) onAbort();
     options.abortSignal?.addEventListener("abort", onAbort, { once: true });
     let open = true;
     const stream = new ReadableStream<LanguageModelV3StreamPart>({
       start: (controller) => {
-        controller.enqueue({ type: "stream-start", warnings: callWarnings(options) });
         const end = (close: () => void) => {
           if (open) close();
           open = false;
@@ -231,50 +263,47 @@ class CursorAgentLanguageModel implements LanguageModelV3 {
         internal.abort(reason);
       },
     });
+    const plan = context.plan;
     return {
       stream,
-      request: {
-        body: {
-          argv: argvFor(context, context.plan.mode === "fresh" ? undefined : context.plan.chatId)
-            .slice(1),
-          resume: context.plan.mode,
-          resumeReason: context.plan.reason,
-        },
+      requestBody: {
+        argv: argvFor(context, plan.mode === "fresh" ? undefined : plan.chatId).slice(1),
+        resume: plan.mode,
+        resumeReason: plan.reason,
+        workspace: context.workspace,
+        promptBytes: new TextEncoder().encode(plan.mode === "incremental" ? plan.prompt : context.fullPrompt)
+          .length,
       },
     };
   }
 
-  async #prepare(options: LanguageModelV3CallOptions, signal: AbortSignal): Promise<TurnContext> {
+  async #prepare(call: CallArgs, signal: AbortSignal): Promise<TurnContext> {
     const config = this.#config;
+    const { modelId, options, tools } = call;
     const logger = config.logger ?? silentLogger;
     const clock = config.clock ?? Date.now;
     const binaryPath = config.binaryPath;
-    const fail = (error: CursorError) =>
-      toApiCallError(error, { url: `cursor-agent:${this.modelId}` });
     if (binaryPath === undefined || binaryPath === "") {
-      throw fail(
-        new CursorError(
-          "config",
-          "Cannot find cursor-agent on PATH or in its install locations; install it (curl https://cursor.com/install -fsS | bash) or set its path in the provider settings",
-        ),
+      throw new CursorError(
+        "config",
+        "Cannot find cursor-agent on PATH or in its install locations; install it (curl https://cursor.com/install -fsS | bash) or set its path in the provider settings",
       );
     }
-    const tools = options.toolChoice?.type === "none" ? [] : options.tools;
     const fingerprint = await toolFingerprint(tools);
     const plan = await planResume({
       enabled: config.sessionResume ?? isSessionResumeEnabled(config.env),
       workspace: config.workspace,
-      model: this.modelId,
+      model: modelId,
       prompt: options.prompt,
       toolFingerprint: fingerprint,
       cache: config.resumeCache,
       nowMs: clock(),
     });
-    logger.line(`cursor-agent: model=${this.modelId} resume=${plan.mode} reason=${plan.reason}`);
+    logger.line(`cursor-agent: model=${modelId} resume=${plan.mode} reason=${plan.reason}`);
     const context: TurnContext = {
       runner: config.runner,
       binaryPath,
-      modelId: this.modelId,
+      modelId,
       workspace: config.workspace,
       childEnv: childEnvironment(config),
       permissions: permissionsOf(config),
@@ -290,16 +319,13 @@ class CursorAgentLanguageModel implements LanguageModelV3 {
       signal,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
     };
-    try {
-      argvFor(context, plan.mode === "fresh" ? undefined : plan.chatId);
-    } catch (error) {
-      throw fail(CursorError.from(error));
-    }
+    // Throws CursorError `config` for an unsafe model id, workspace or chat id.
+    argvFor(context, plan.mode === "fresh" ? undefined : plan.chatId);
     return context;
   }
 }
 
-function childEnvironment(config: CursorAgentModelConfig): Record<string, string> {
+function childEnvironment(config: CliBackendConfig): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(config.env)) {
     if (value !== undefined) env[name] = value;
@@ -308,7 +334,7 @@ function childEnvironment(config: CursorAgentModelConfig): Record<string, string
   return env;
 }
 
-function permissionsOf(config: CursorAgentModelConfig): CursorAgentPermissions {
+function permissionsOf(config: CliBackendConfig): CursorAgentPermissions {
   return {
     ...(config.force === undefined ? {} : { force: config.force }),
     ...(config.trust === undefined ? {} : { trust: config.trust }),

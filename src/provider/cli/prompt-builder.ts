@@ -51,7 +51,7 @@ const TOOLS_INTRO =
  */
 export function buildFullPrompt(
   prompt: LanguageModelV3Prompt,
-  tools: LanguageModelV3CallOptions["tools"],
+  tools: Readonly<LanguageModelV3CallOptions["tools"]>,
 ): string {
   const blocks: string[] = [];
   const system = prompt.filter((message) => message.role === "system");

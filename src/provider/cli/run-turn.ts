@@ -21,7 +21,6 @@ import {
   type ToolExecution,
 } from "./stream-mapper.ts";
 import type { HostTool } from "../../cli/tool-routing.ts";
-import { toApiCallError } from "../api-call-error.ts";
 import { type AttemptOutcome, runAttempt } from "./run-attempt.ts";
 
 /** Everything a turn needs, resolved by the language model. */
@@ -63,7 +62,7 @@ type Verdict =
  *
  * @param context The resolved turn.
  * @param emit Receives stream parts in order.
- * @throws The abort reason when the caller aborted.
+ * @throws {CursorError} `canceled` when the caller aborted (the abort reason is its cause).
  */
 export async function runTurn(
   context: TurnContext,
@@ -105,12 +104,7 @@ export async function runTurn(
       : verdict.kind === "retry"
       ? new CursorError("process", `Cursor CLI failed again after a fresh start: ${verdict.reason}`)
       : undefined;
-    emit(
-      mapper.finish(
-        error === undefined ? undefined : apiError(context, spec, error),
-        metadataOf(spec, attempt),
-      ),
-    );
+    emit(mapper.finish(error, metadataOf(spec, attempt)));
     return;
   }
 }
@@ -242,18 +236,6 @@ function metadataOf(spec: AttemptSpec, attempt: number): Record<string, JsonValu
   return { resume: spec.mode, attempts: attempt };
 }
 
-function apiError(context: TurnContext, spec: AttemptSpec, error: CursorError): unknown {
-  return toApiCallError(error, {
-    url: `cursor-agent:${context.modelId}`,
-    requestBodyValues: {
-      model: context.modelId,
-      workspace: context.workspace,
-      resume: spec.mode,
-      promptBytes: new TextEncoder().encode(spec.stdin).length,
-    },
-  });
-}
-
 function spawnError(error: unknown, binaryPath: string): CursorError {
   const code = systemErrorCode(error);
   if (code === "ENOENT") {
@@ -284,6 +266,6 @@ function redact(text: string, secrets: readonly string[]): string {
   return result;
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("The operation was aborted", "AbortError");
+function abortReason(signal: AbortSignal): CursorError {
+  return new CursorError("canceled", "Request was canceled", { cause: signal.reason });
 }

@@ -11,7 +11,7 @@ import { sha256Hex } from "../../core/bytes.ts";
 import { canonicalJson, isJsonObject } from "../../cli/json.ts";
 import type { HostTool } from "../../cli/tool-routing.ts";
 
-type Tools = LanguageModelV3CallOptions["tools"];
+type Tools = Readonly<LanguageModelV3CallOptions["tools"]>;
 
 function functionTools(tools: Tools): LanguageModelV3FunctionTool[] {
   return (tools ?? [])

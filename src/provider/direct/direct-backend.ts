@@ -1,15 +1,14 @@
 /**
- * The AI SDK `LanguageModelV3` for Cursor's agent service. `doStream` wires the
- * transport, the held Run and the pure event mapper together; `doGenerate` folds it.
+ * The direct backend: speaks Cursor's agent protocol (Connect-RPC over SSE or HTTP/2).
+ * It plans the turn against the session's conversation (warm, cold, reseeded), resumes
+ * a Run held for tool results, starts a new Run otherwise, and streams the Run's
+ * events as parts through {@link openTurnStream}.
  *
  * @module
  */
 import type {
-  LanguageModelV3,
   LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamResult,
+  LanguageModelV3StreamPart,
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
@@ -18,121 +17,90 @@ import { sha256Hex } from "../../core/bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
 import { type AdvertisedTool, materializeRequestContext } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
+import type { ApiCallContext } from "../api-call-error.ts";
+import type { BackendCapabilities, CallArgs } from "../call-args.ts";
+import type { ProviderConfig } from "../provider-config.ts";
+import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { ActiveTurn } from "./active-turn.ts";
-import { toApiCallError } from "../api-call-error.ts";
 import { convertPrompt } from "./convert-prompt.ts";
 import { outboundRunLine, shortHash } from "./debug-lines.ts";
 import { trailingToolResults } from "./history.ts";
-import { readCursorOptions, selectModel, unsupportedOptionWarnings } from "./model-options.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 
+/** What the direct backend takes from a call (images reach the model). */
+const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
+
 /**
- * A Cursor model. Create it through `createCursor()(modelId)`.
+ * The direct backend of one provider; every model of the provider shares it.
  *
  * @example
  * ```ts
- * import { createCursor } from "../../../mod.ts";
+ * import { resolveProviderConfig } from "../provider-config.ts";
+ * import { CursorLanguageModel } from "../language-model.ts";
+ * import { DirectBackend } from "./direct-backend.ts";
  *
- * const cursor = createCursor({ accessToken: "token" });
- * const model = cursor("composer-2");
- * console.assert(model.specificationVersion === "v3" && model.modelId === "composer-2");
+ * const backend = new DirectBackend(resolveProviderConfig({ accessToken: "token" }));
+ * const model = new CursorLanguageModel("composer-2", backend);
+ * console.assert(model.provider === "cursor.direct");
  * ```
  */
-export class CursorLanguageModel implements LanguageModelV3 {
-  /** The AI SDK specification this model implements. */
-  readonly specificationVersion = "v3";
-  /** The host-facing model id. */
-  readonly modelId: string;
-  /** No URLs are fetched by Cursor on the model's behalf. */
-  readonly supportedUrls: Record<string, RegExp[]> = {};
+export class DirectBackend implements TurnBackend {
+  /** This is the direct backend. */
+  readonly name = "direct";
+  /** What it can take from a call. */
+  readonly capabilities: BackendCapabilities = CAPABILITIES;
   readonly #config: ProviderConfig;
 
   /**
-   * Created by `createCursor()`; not meant to be constructed directly.
-   *
-   * @param modelId The model id (Cursor's, or the host's with `providerOptions.cursor.cursorModelId`).
    * @param config The provider's shared configuration.
-   * @ignore
    */
-  constructor(modelId: string, config: ProviderConfig) {
-    this.modelId = modelId;
+  constructor(config: ProviderConfig) {
     this.#config = config;
   }
 
-  /** The provider id, `cursor.agent`. */
-  get provider(): string {
-    return `${this.#config.providerName}.agent`;
+  /** `<provider name>.direct`. */
+  get providerId(): string {
+    return `${this.#config.providerName}.direct`;
   }
 
   /**
-   * Streams one turn.
+   * The agent service's URL.
    *
-   * @param options The AI SDK call options.
-   * @returns The stream of parts.
-   * @throws {APICallError} when the Run fails before anything was streamed.
+   * @param modelId The host-facing model id.
+   * @returns The URL and the model.
    */
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
-    const url = `${this.#config.apiBaseURL}/agent.v1.AgentService/RunSSE`;
-    try {
-      return await this.#stream(options);
-    } catch (error) {
-      throw toApiCallError(error, { url, requestBodyValues: { model: this.modelId } });
-    }
+  errorContext(modelId: string): ApiCallContext {
+    return {
+      url: `${this.#config.apiBaseURL}/agent.v1.AgentService/RunSSE`,
+      requestBodyValues: { model: modelId },
+    };
   }
 
   /**
-   * Generates one turn by folding {@link doStream}.
+   * Streams one turn: resumes the held Run when the prompt ends with its tool results,
+   * else starts a new Run.
    *
-   * @param options The AI SDK call options.
-   * @returns The content, usage and finish reason.
+   * @param call The call's arguments.
+   * @returns The turn's parts, warnings and request summary.
+   * @throws {CursorError} when the turn fails before anything was streamed.
    */
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    const { stream, request } = await this.doStream(options);
-    const content: LanguageModelV3Content[] = [];
-    const reader = stream.getReader();
-    let result: Omit<LanguageModelV3GenerateResult, "content"> | undefined;
-    const texts = new Map<string, { type: "text" | "reasoning"; text: string }>();
-    let warnings: LanguageModelV3GenerateResult["warnings"] = [];
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (value.type === "stream-start") warnings = value.warnings;
-      else if (value.type === "text-start") texts.set(value.id, { type: "text", text: "" });
-      else if (value.type === "reasoning-start") {
-        texts.set(value.id, { type: "reasoning", text: "" });
-      } else if (value.type === "text-delta" || value.type === "reasoning-delta") {
-        const entry = texts.get(value.id);
-        if (entry) entry.text += value.delta;
-      } else if (value.type === "text-end" || value.type === "reasoning-end") {
-        const entry = texts.get(value.id);
-        if (entry) content.push({ type: entry.type, text: entry.text });
-      } else if (value.type === "error") throw value.error;
-      else if (value.type === "finish") {
-        result = {
-          finishReason: value.finishReason,
-          usage: value.usage,
-          warnings,
-          ...(value.providerMetadata ? { providerMetadata: value.providerMetadata } : {}),
-        };
-      }
-    }
-    if (result === undefined) {
-      throw new CursorError("interrupted", "The stream ended without a finish");
-    }
-    return { ...result, content, ...(request ? { request } : {}) };
+  async stream(call: CallArgs): Promise<BackendTurn> {
+    const warnings: SharedV3Warning[] = [];
+    const started = await this.#stream(call, warnings);
+    return { ...started, warnings };
   }
 
-  async #stream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  async #stream(call: CallArgs, warnings: SharedV3Warning[]): Promise<StartedTurn> {
+    const options = call.options;
     const config = this.#config;
     config.conversations.sweep();
     const cursorOptions = readCursorOptions(options.providerOptions, config.providerName);
-    const selection = selectModel(this.modelId, cursorOptions);
-    const tools = classifyHostTools(options.tools);
-    const warnings: SharedV3Warning[] = unsupportedOptionWarnings(options);
+    const selection = selectModel(call.modelId, cursorOptions);
+    const tools = classifyHostTools(call.tools);
     const converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.
     const metadataCall = isMetadataCall(converted.systemPrompt, tools);
@@ -158,7 +126,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
       );
     }
     try {
-      return await this.#startTurn({ plan, selection, tools, options, warnings, key, converted });
+      return await this.#startTurn({ plan, selection, tools, options, key, converted });
     } catch (error) {
       // Cursor asked for a blob this client no longer holds before anything was streamed: the
       // checkpoint is unusable, so the conversation is reseeded from host history instead of
@@ -187,7 +155,6 @@ export class CursorLanguageModel implements LanguageModelV3 {
         selection,
         tools,
         options,
-        warnings,
         key,
         converted,
       });
@@ -201,7 +168,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
     tools: HostTools,
     options: LanguageModelV3CallOptions,
     warnings: SharedV3Warning[],
-  ): Promise<LanguageModelV3StreamResult | undefined> {
+  ): Promise<StartedTurn | undefined> {
     const config = this.#config;
     const ownerKey = results.map((r) => config.toolCallOwners.get(r.toolCallId)).find((k) =>
       k !== undefined
@@ -241,7 +208,6 @@ export class CursorLanguageModel implements LanguageModelV3 {
       holdKey,
       prompt: options.prompt,
       tools,
-      warnings,
       abortSignal: options.abortSignal,
       diagnostics: {
         sessionKey: key ?? "none",
@@ -257,9 +223,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
     });
     return {
       stream,
-      request: {
-        body: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
-      },
+      requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
     };
   }
 
@@ -268,10 +232,9 @@ export class CursorLanguageModel implements LanguageModelV3 {
     selection: ReturnType<typeof selectModel>;
     tools: HostTools;
     options: LanguageModelV3CallOptions;
-    warnings: SharedV3Warning[];
     key: string | undefined;
     converted: ReturnType<typeof convertPrompt>;
-  }): Promise<LanguageModelV3StreamResult> {
+  }): Promise<StartedTurn> {
     const config = this.#config;
     const { plan, selection, tools, options } = input;
     const conversation = plan.conversation;
@@ -344,21 +307,24 @@ export class CursorLanguageModel implements LanguageModelV3 {
       holdKey: conversation?.key ?? `anonymous:${plan.conversationId}`,
       prompt: options.prompt,
       tools,
-      warnings: input.warnings,
       abortSignal: options.abortSignal,
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {
       stream: result,
-      request: {
-        body: {
-          model: selection.modelId,
-          conversationId: plan.conversationId,
-          continuity: plan.continuity,
-        },
+      requestBody: {
+        model: selection.modelId,
+        conversationId: plan.conversationId,
+        continuity: plan.continuity,
       },
     };
   }
+}
+
+/** A started turn: its stream and what was sent. */
+interface StartedTurn {
+  readonly stream: ReadableStream<LanguageModelV3StreamPart>;
+  readonly requestBody: Record<string, unknown>;
 }
 
 /** The catalog advertised to Cursor: earlier names kept, new MCP-only host tools appended. */

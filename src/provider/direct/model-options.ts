@@ -1,10 +1,9 @@
 /**
- * Per-call Cursor options (`providerOptions.cursor`) and the warnings for call options
- * Cursor's agent protocol has no place for.
+ * Per-call Cursor options (`providerOptions.cursor`) and the model selection they give.
  *
  * @module
  */
-import type { LanguageModelV3CallOptions, SharedV3Warning } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 
 /** A Cursor model parameter (`effort=high`, `thinking=true`, `context=1m`, …). */
@@ -103,43 +102,6 @@ export function selectModel(modelId: string, options: CursorCallOptions): ModelS
     parameters,
     maxMode: options.cursorMaxMode ?? longContext,
   };
-}
-
-/**
- * Warnings for call options Cursor cannot honour.
- *
- * @param options The call options.
- * @returns One warning per unsupported option that was set.
- */
-export function unsupportedOptionWarnings(options: LanguageModelV3CallOptions): SharedV3Warning[] {
-  const warnings: SharedV3Warning[] = [];
-  const settings = [
-    "temperature",
-    "topP",
-    "topK",
-    "presencePenalty",
-    "frequencyPenalty",
-    "seed",
-    "stopSequences",
-  ] as const;
-  for (const setting of settings) {
-    if (options[setting] !== undefined) warnings.push({ type: "unsupported", feature: setting });
-  }
-  if (options.responseFormat?.type === "json") {
-    warnings.push({
-      type: "unsupported",
-      feature: "responseFormat",
-      details: "Cursor's agent answers in text; ask for JSON in the prompt",
-    });
-  }
-  if (options.toolChoice !== undefined && options.toolChoice.type !== "auto") {
-    warnings.push({
-      type: "unsupported",
-      feature: "toolChoice",
-      details: `Only "auto" is possible with Cursor's agent`,
-    });
-  }
-  return warnings;
 }
 
 function invalid(message: string): CursorError {

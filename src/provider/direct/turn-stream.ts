@@ -1,18 +1,13 @@
 /**
  * The host-facing stream of one `doStream` call over an {@link ActiveTurn}: pumps the
  * turn, finishes with `tool-calls` (holding the Run) or `stop` (recording the
- * checkpoint), and turns failures into an error part.
+ * checkpoint), and turns failures into an error part (the shared model converts it).
  *
  * @module
  */
-import type {
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-  SharedV3Warning,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { Conversation } from "../../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
-import { toApiCallError } from "../api-call-error.ts";
 import { buildFinish } from "./finish.ts";
 import { promptDigests } from "./history.ts";
 import type { ProviderConfig } from "../provider-config.ts";
@@ -31,7 +26,6 @@ export interface TurnStreamContext {
   readonly holdKey: string;
   readonly prompt: LanguageModelV3Prompt;
   readonly tools: HostTools;
-  readonly warnings: SharedV3Warning[];
   /**
    * The call's abort signal. It ends the Run only while this call streams: once the Run is
    * held for tool results it belongs to the conversation, and a host that aborts a finished
@@ -91,10 +85,7 @@ export async function openTurnStream(
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
       if (buffered.length === 0 && controller === undefined) failure = error;
-      else {emit({
-          type: "error",
-          error: toApiCallError(error, { url: `${config.apiBaseURL}/agent.v1.AgentService` }),
-        });}
+      else emit({ type: "error", error });
     } finally {
       firstSettled();
     }
@@ -103,7 +94,6 @@ export async function openTurnStream(
   if (failure !== undefined) throw failure;
   return new ReadableStream<LanguageModelV3StreamPart>({
     start(c) {
-      c.enqueue({ type: "stream-start", warnings: context.warnings });
       c.enqueue({
         type: "response-metadata",
         id: turn.conversationId,

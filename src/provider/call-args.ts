@@ -1,0 +1,131 @@
+/**
+ * From the AI SDK's call options to what a backend works with, in one place for both
+ * backends: the tools a backend may use (none when the caller chose `toolChoice:
+ * "none"`) and one warning for every option Cursor cannot honour. Backends add only
+ * warnings that depend on what they find while preparing the turn.
+ *
+ * @module
+ */
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3ProviderTool,
+  SharedV3Warning,
+} from "@ai-sdk/provider";
+
+/** What a backend can take from a call, for the warnings of what it cannot. */
+export interface BackendCapabilities {
+  /** How warnings name the backend, e.g. `Cursor's agent` or `cursor-agent`. */
+  readonly label: string;
+  /**
+   * Which prompt files reach the model: `images` (others are dropped by the prompt
+   * conversion, which warns itself) or `none` (every file is replaced by a placeholder).
+   */
+  readonly files: "images" | "none";
+}
+
+/** One call, as every backend receives it. */
+export interface CallArgs {
+  /** The host-facing model id. */
+  readonly modelId: string;
+  /** The AI SDK's call options, unchanged. */
+  readonly options: LanguageModelV3CallOptions;
+  /** The host tools the backend may hand calls to (empty for `toolChoice: "none"`). */
+  readonly tools: readonly (LanguageModelV3FunctionTool | LanguageModelV3ProviderTool)[];
+  /** Warnings for the options that cannot be honoured. */
+  readonly warnings: readonly SharedV3Warning[];
+}
+
+const SAMPLING_OPTIONS = [
+  "temperature",
+  "topP",
+  "topK",
+  "presencePenalty",
+  "frequencyPenalty",
+  "seed",
+  "maxOutputTokens",
+  "stopSequences",
+] as const;
+
+/**
+ * Resolves one call's options for a backend.
+ *
+ * @param modelId The host-facing model id.
+ * @param options The AI SDK's call options.
+ * @param capabilities What the backend can take.
+ * @returns The call arguments with their warnings.
+ *
+ * @example
+ * ```ts
+ * import { buildCallArgs } from "./call-args.ts";
+ *
+ * const call = buildCallArgs("auto", { prompt: [], temperature: 0.2, toolChoice: { type: "none" } }, {
+ *   label: "cursor-agent",
+ *   files: "none",
+ * });
+ * console.assert(call.warnings[0]?.type === "unsupported" && call.tools.length === 0);
+ * ```
+ */
+export function buildCallArgs(
+  modelId: string,
+  options: LanguageModelV3CallOptions,
+  capabilities: BackendCapabilities,
+): CallArgs {
+  return {
+    modelId,
+    options,
+    tools: options.toolChoice?.type === "none" ? [] : options.tools ?? [],
+    warnings: callWarnings(options, capabilities),
+  };
+}
+
+function callWarnings(
+  options: LanguageModelV3CallOptions,
+  capabilities: BackendCapabilities,
+): SharedV3Warning[] {
+  const { label } = capabilities;
+  const warnings: SharedV3Warning[] = [];
+  for (const name of SAMPLING_OPTIONS) {
+    if (options[name] !== undefined) {
+      warnings.push({ type: "unsupported", feature: name, details: `${label} has no setting for it` });
+    }
+  }
+  if (options.responseFormat?.type === "json") {
+    warnings.push({
+      type: "unsupported",
+      feature: "responseFormat",
+      details: `${label} cannot enforce JSON output; ask for JSON in the prompt`,
+    });
+  }
+  const choice = options.toolChoice?.type;
+  if (choice === "required" || choice === "tool") {
+    warnings.push({
+      type: "unsupported",
+      feature: "toolChoice",
+      details: `toolChoice "${choice}" is not enforced; ${label} decides when to use tools`,
+    });
+  }
+  for (const tool of options.tools ?? []) {
+    if (tool.type === "provider") {
+      warnings.push({
+        type: "unsupported",
+        feature: `provider tool ${tool.id}`,
+        details: `ignored by ${label}`,
+      });
+    }
+  }
+  if (capabilities.files === "none" && promptHasFiles(options)) {
+    warnings.push({
+      type: "unsupported",
+      feature: "file parts",
+      details: `${label} takes no attachments; files are replaced by a placeholder`,
+    });
+  }
+  return warnings;
+}
+
+function promptHasFiles(options: LanguageModelV3CallOptions): boolean {
+  return options.prompt.some((message) =>
+    message.role === "user" && message.content.some((part) => part.type === "file")
+  );
+}
