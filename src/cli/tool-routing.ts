@@ -45,6 +45,7 @@ const ARGUMENT_SOURCES: Readonly<Record<string, readonly string[]>> = {
   include: ["include", "glob"],
   command: ["command", "cmd"],
   workdir: ["workdir", "workingDirectory", "cwd"],
+  cwd: ["cwd", "workingDirectory", "workdir"],
   content: ["content", "fileText", "contents", "streamContent", "text"],
   oldString: ["oldString", "old_string", "strReplace.oldText"],
   newString: ["newString", "new_string", "strReplace.newText"],

@@ -9,7 +9,7 @@ import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { JSONObject, JSONValue, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
-import { type HostTools, propertyName } from "./host-tools.ts";
+import { hasProperty, type HostTools, propertyName } from "./host-tools.ts";
 import { patchForWrite } from "./apply-patch.ts";
 import { wrapCommand } from "./shell-wrapper.ts";
 
@@ -141,14 +141,20 @@ export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): Bri
       // wait with background hand-off is not a reason to kill the command.
       const hardLimit = args.timeoutBehavior === 1 ? args.timeout : args.hardTimeout;
       const timeout = hardLimit && hardLimit > 0 && hardLimit < 86_400_000 ? hardLimit : undefined;
+      // The directory goes where the host's schema has room for it (`workdir` or `cwd`);
+      // a shell tool with neither gets a `cd` before the command instead of an unknown key.
+      const directoryKey = ["workdir", "cwd"].find((key) => hasProperty(tool, key));
+      const inDirectory = args.workingDirectory && directoryKey === undefined
+        ? `cd -- ${shellQuote(args.workingDirectory)} || exit $?\n${command}`
+        : command;
       const input = shellInput(
         tool,
-        wrapCommand(command, nonce),
+        wrapCommand(inDirectory, nonce),
         args.description ?? args.command.slice(0, 80),
         timeout,
       );
-      if (args.workingDirectory) {
-        input[propertyName(tool, ["workdir", "cwd"])] = args.workingDirectory;
+      if (args.workingDirectory && directoryKey !== undefined) {
+        input[directoryKey] = args.workingDirectory;
       }
       return call(tool, input, {
         kind: "shell",
