@@ -87,7 +87,11 @@ function callWarnings(
   const warnings: SharedV3Warning[] = [];
   for (const name of SAMPLING_OPTIONS) {
     if (options[name] !== undefined) {
-      warnings.push({ type: "unsupported", feature: name, details: `${label} has no setting for it` });
+      warnings.push({
+        type: "unsupported",
+        feature: name,
+        details: `${label} has no setting for it`,
+      });
     }
   }
   if (options.responseFormat?.type === "json") {

@@ -20,8 +20,8 @@ import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-a
 import { createNodeProcessRunner } from "../../src/adapters/node/process-runner.ts";
 import { createMemoryLogger, type DebugLogger } from "../../src/core/logger.ts";
 import {
-  createCliLanguageModel,
   type CliBackendConfig,
+  createCliLanguageModel,
 } from "../../src/provider/cli/cli-backend.ts";
 import { createResumeCache, type ResumeCache } from "../../src/cli/resume-cache.ts";
 

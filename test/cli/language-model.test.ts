@@ -5,9 +5,9 @@ import { APICallError, type LanguageModelV3CallOptions } from "@ai-sdk/provider"
 import type { ProcessRunner } from "../../src/cli/process-runner.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import {
+  type CliBackendConfig,
   createCliLanguageModel,
   createResumeCache,
-  type CliBackendConfig,
 } from "../../src/provider/cli/cli-backend.ts";
 import { collect, createStubRunner, readFixture, textOf } from "./helpers.ts";
 

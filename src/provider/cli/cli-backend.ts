@@ -110,8 +110,7 @@ export interface CliBackendSettings extends CursorAgentPermissions {
  * console.assert(config.resumeCache.size === 0);
  * ```
  */
-export interface CliBackendConfig
-  extends Omit<CliBackendSettings, "binaryPath" | "workspace"> {
+export interface CliBackendConfig extends Omit<CliBackendSettings, "binaryPath" | "workspace"> {
   /** Starts processes (the Node adapter in production, stubs in tests). */
   readonly runner: ProcessRunner;
   /** The resolved binary; `undefined` when discovery found none (calls then fail with advice). */
@@ -271,8 +270,9 @@ export class CliBackend implements TurnBackend {
         resume: plan.mode,
         resumeReason: plan.reason,
         workspace: context.workspace,
-        promptBytes: new TextEncoder().encode(plan.mode === "incremental" ? plan.prompt : context.fullPrompt)
-          .length,
+        promptBytes:
+          new TextEncoder().encode(plan.mode === "incremental" ? plan.prompt : context.fullPrompt)
+            .length,
       },
     };
   }

@@ -15,11 +15,7 @@ import type { JsonValue } from "../../cli/json.ts";
 import type { ProcessRunner } from "../../cli/process-runner.ts";
 import { isSafeChatId, type ResumeCache } from "../../cli/resume-cache.ts";
 import { entryFor, type ResumePlan } from "./resume-plan.ts";
-import {
-  createStreamMapper,
-  type StreamMapper,
-  type ToolExecution,
-} from "./stream-mapper.ts";
+import { createStreamMapper, type StreamMapper, type ToolExecution } from "./stream-mapper.ts";
 import type { HostTool } from "../../cli/tool-routing.ts";
 import { type AttemptOutcome, runAttempt } from "./run-attempt.ts";
 
@@ -74,6 +70,7 @@ export async function runTurn(
       hostTools: context.hostTools,
       toolExecution: context.toolExecution,
       logger: context.logger,
+      now: context.clock,
     });
     const outcome = await runAttempt({
       runner: context.runner,

@@ -38,6 +38,8 @@ export interface StreamMapperOptions {
   readonly toolExecution: ToolExecution;
   /** Where skipped events are reported. */
   readonly logger?: DebugLogger;
+  /** The clock for the response's timestamp (milliseconds since the epoch). Default `Date.now`. */
+  readonly now?: () => number;
 }
 
 /** What the assistant produced in this turn, for the resume cache. */
@@ -105,6 +107,7 @@ export function createStreamMapper(options: StreamMapperOptions): StreamMapper {
 class CliStreamMapper implements StreamMapper {
   readonly #options: StreamMapperOptions;
   readonly #logger: DebugLogger;
+  readonly #now: () => number;
   readonly #text = createDeltaTracker();
   readonly #thinking = createDeltaTracker();
   #openTextId: string | undefined;
@@ -123,6 +126,7 @@ class CliStreamMapper implements StreamMapper {
   constructor(options: StreamMapperOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? Date.now;
   }
 
   get sessionId(): string | undefined {
@@ -153,6 +157,7 @@ class CliStreamMapper implements StreamMapper {
           type: "response-metadata",
           ...(event.sessionId === undefined ? {} : { id: event.sessionId }),
           ...(event.model === undefined ? {} : { modelId: event.model }),
+          timestamp: new Date(this.#now()),
         });
         break;
       case "thinking":

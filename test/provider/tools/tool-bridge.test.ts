@@ -2,7 +2,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { ExecServerMessageSchema } from "../../../src/gen/agent/v1/exec_pb.ts";
-import { parseWrappedOutput, wrapCommand } from "../../../src/provider/direct/tools/shell-wrapper.ts";
+import {
+  parseWrappedOutput,
+  wrapCommand,
+} from "../../../src/provider/direct/tools/shell-wrapper.ts";
 import { rawReadContent } from "../../../src/provider/direct/tools/read-output.ts";
 import { patchForWrite } from "../../../src/provider/direct/tools/apply-patch.ts";
 import { classifyHostTools } from "../../../src/provider/direct/tools/host-tools.ts";
