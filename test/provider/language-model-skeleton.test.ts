@@ -44,6 +44,8 @@ describe("generateText with tools on the direct backend", () => {
           const cursor = emulatorProvider(emulator, transport);
           const commands: string[] = [];
           const bash = hostTools(dir).bash;
+          const run = bash.execute;
+          assert.ok(run);
           const result = await generateText({
             model: cursor("gpt-5"),
             prompt: "::shell printf 'from-the-host\\n'",
@@ -52,7 +54,7 @@ describe("generateText with tools on the direct backend", () => {
                 ...bash,
                 execute: (input, options) => {
                   commands.push(input.command);
-                  return bash.execute!(input, options);
+                  return run(input, options);
                 },
               }),
             },
