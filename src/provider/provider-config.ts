@@ -31,7 +31,7 @@ export interface ProviderAdapters {
   readonly machineId?: () => Promise<string>;
   /** Workspace facts when settings give none. */
   readonly workspace?: () => WorkspaceFacts;
-  /** Starts processes, for the `cursor-agent` backend. */
+  /** Starts processes, for the CLI backend. */
   readonly processRunner?: () => ProcessRunner;
   /** Finds the `cursor-agent` binary (an explicit path first). */
   readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { generateText } from "ai";
-import { createCursor } from "../../node.ts";
+import { createCursor, CursorError } from "../../node.ts";
 import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";
 
 describe('createCursor({ backend: "cli" })', () => {
@@ -33,8 +33,20 @@ describe('createCursor({ backend: "cli" })', () => {
     }
   });
 
-  it("refuses the cursor-agent backend on the web entry with a clear error", async () => {
+  it("refuses the CLI backend on the web entry with a clear error", async () => {
     const { createCursor: createWebCursor } = await import("../../mod.ts");
     assert.throws(() => createWebCursor({ backend: "cli" }), /needs the Node entry/);
+  });
+
+  it("names the two backends when given an unknown one (the old names included)", () => {
+    for (const backend of ["agent", "cursor-agent"]) {
+      assert.throws(
+        () => createCursor({ backend: backend as "cli", env: {} }),
+        (error: unknown) =>
+          error instanceof CursorError && error.code === "config" &&
+          error.message === `Unknown backend "${backend}": use "direct" or "cli"`,
+      );
+    }
+    assert.equal(createCursor({ env: {}, accessToken: "t" })("auto").provider, "cursor.direct");
   });
 });

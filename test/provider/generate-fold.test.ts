@@ -10,6 +10,7 @@ import { APICallError, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { foldStreamResult } from "../../src/provider/generate-fold.ts";
 import { toProviderError } from "../../src/provider/api-call-error.ts";
+import { buildCallArgs } from "../../src/provider/call-args.ts";
 
 const usage = {
   inputTokens: { total: 10, noCache: 4, cacheRead: 6, cacheWrite: 0 },
@@ -124,5 +125,41 @@ describe("the error boundary", () => {
   it("passes converted errors through unchanged", () => {
     const once = toProviderError(new CursorError("unavailable", "Down"), context);
     assert.equal(toProviderError(once, context), once);
+  });
+});
+
+describe("call arguments", () => {
+  it("give both backends the same warnings, worded with the backend's name", () => {
+    const options = {
+      prompt: [{
+        role: "user" as const,
+        content: [{ type: "file" as const, mediaType: "image/png", data: "aGk=" }],
+      }],
+      temperature: 0.2,
+      maxOutputTokens: 100,
+      toolChoice: { type: "required" as const },
+      responseFormat: { type: "json" as const },
+    };
+    const direct = buildCallArgs("gpt-5", options, { label: "Cursor's agent", files: "images" });
+    const cli = buildCallArgs("auto", options, { label: "cursor-agent", files: "none" });
+    const features = (call: typeof direct) =>
+      call.warnings.map((warning) => warning.type === "unsupported" ? warning.feature : "");
+    assert.deepEqual(features(direct), [
+      "temperature",
+      "maxOutputTokens",
+      "responseFormat",
+      "toolChoice",
+    ]);
+    assert.deepEqual(features(cli), [...features(direct), "file parts"]);
+  });
+
+  it("offer no tools for toolChoice none", () => {
+    const call = buildCallArgs("auto", {
+      prompt: [],
+      toolChoice: { type: "none" },
+      tools: [{ type: "function", name: "bash", inputSchema: { type: "object" } }],
+    }, { label: "cursor-agent", files: "none" });
+    assert.deepEqual(call.tools, []);
+    assert.deepEqual(call.warnings, []);
   });
 });
