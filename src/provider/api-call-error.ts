@@ -36,10 +36,12 @@ const ADVICE: Partial<Record<CursorError["code"], string>> = {
 /**
  * Converts any failure into what the AI SDK expects from a provider: an `AbortError`
  * for a canceled call, an `APICallError` for everything else. Errors already converted
- * pass through unchanged, so the boundary can be crossed twice safely.
+ * pass through unchanged, so the boundary can be crossed twice safely. Any other abort
+ * (a `DOMException` from a fetch) is classified like every failure: `canceled`.
  *
  * @param reason Whatever was thrown; it is classified through {@link CursorError.from}.
  * @param context The call it belongs to.
+ * @param options `aborted`: the caller's abort signal has fired, so any failure is an abort.
  * @returns An `APICallError` or an `AbortError` whose `cause` is the {@link CursorError}.
  *
  * @example A canceled call is an abort to the AI SDK
@@ -53,10 +55,19 @@ const ADVICE: Partial<Record<CursorError["code"], string>> = {
  * console.assert(error.name === "AbortError" && error.cause instanceof CursorError);
  * ```
  */
-export function toProviderError(reason: unknown, context: ApiCallContext): Error {
-  if (APICallError.isInstance(reason) || isAbortErrorName(reason)) return reason as Error;
+export function toProviderError(
+  reason: unknown,
+  context: ApiCallContext,
+  options: { readonly aborted?: boolean } = {},
+): Error {
+  if (isConverted(reason)) return reason;
   const error = CursorError.from(reason);
   if (error.code === "canceled") return abortError(error);
+  if (options.aborted) {
+    // Whatever failed after the caller aborted (a fetch rejecting with the signal's
+    // `TimeoutError` reason, a closed Run) failed because of the abort.
+    return abortError(new CursorError("canceled", "Request was canceled", { cause: reason }));
+  }
   return toApiCallError(error, context);
 }
 
@@ -73,9 +84,11 @@ export function abortError(cause: CursorError): Error {
   return error;
 }
 
-function isAbortErrorName(reason: unknown): reason is Error {
-  return reason instanceof Error &&
-    (reason.name === "AbortError" || reason.name === "ResponseAborted");
+/** Already through the boundary: an `APICallError`, or an abort error made by {@link abortError}. */
+function isConverted(reason: unknown): reason is Error {
+  return APICallError.isInstance(reason) ||
+    (reason instanceof Error && reason.name === "AbortError" &&
+      reason.cause instanceof CursorError && reason.cause.code === "canceled");
 }
 
 /**

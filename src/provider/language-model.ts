@@ -68,20 +68,21 @@ export class CursorLanguageModel implements LanguageModelV3 {
    */
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const context = this.#backend.errorContext(this.modelId);
+    const convert = boundary(context, options.abortSignal);
     let call: CallArgs;
     let turn: BackendTurn;
     try {
       call = buildCallArgs(this.modelId, options, this.#backend.capabilities);
       turn = await this.#backend.stream(call);
     } catch (error) {
-      throw toProviderError(error, context);
+      throw convert(error);
     }
-    const errorContext: ApiCallContext = {
+    const streamBoundary = boundary({
       ...context,
       ...(turn.requestBody === undefined ? {} : { requestBodyValues: turn.requestBody }),
-    };
+    }, options.abortSignal);
     return {
-      stream: framedStream(turn, [...call.warnings, ...(turn.warnings ?? [])], errorContext),
+      stream: framedStream(turn, [...call.warnings, ...(turn.warnings ?? [])], streamBoundary),
       ...(turn.requestBody === undefined ? {} : { request: { body: turn.requestBody } }),
     };
   }
@@ -100,9 +101,17 @@ export class CursorLanguageModel implements LanguageModelV3 {
     try {
       return await foldStreamResult(result);
     } catch (error) {
-      throw toProviderError(error, this.#backend.errorContext(this.modelId));
+      throw boundary(this.#backend.errorContext(this.modelId), options.abortSignal)(error);
     }
   }
+}
+
+/** The error boundary of one call: what failed becomes what the AI SDK expects. */
+function boundary(
+  context: ApiCallContext,
+  signal: AbortSignal | undefined,
+): (error: unknown) => Error {
+  return (error) => toProviderError(error, context, { aborted: signal?.aborted === true });
 }
 
 /**
@@ -112,7 +121,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
 function framedStream(
   turn: BackendTurn,
   warnings: SharedV3Warning[],
-  context: ApiCallContext,
+  convert: (error: unknown) => Error,
 ): ReadableStream<LanguageModelV3StreamPart> {
   const reader = turn.stream.getReader();
   return new ReadableStream<LanguageModelV3StreamPart>({
@@ -124,10 +133,10 @@ function framedStream(
         const { value, done } = await reader.read();
         if (done) controller.close();
         else if (value.type === "error") {
-          controller.enqueue({ type: "error", error: toProviderError(value.error, context) });
+          controller.enqueue({ type: "error", error: convert(value.error) });
         } else controller.enqueue(value);
       } catch (error) {
-        controller.error(toProviderError(error, context));
+        controller.error(convert(error));
       }
     },
     async cancel(reason) {

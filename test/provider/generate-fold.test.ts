@@ -122,6 +122,14 @@ describe("the error boundary", () => {
     assert.ok(isAbortError(fromSignal));
   });
 
+  it("treats any failure after the caller aborted as an abort", () => {
+    const late = new CursorError("timeout", "GetServerConfig did not answer within 5000 ms");
+    assert.ok(APICallError.isInstance(toProviderError(late, context)));
+    const error = toProviderError(late, context, { aborted: true });
+    assert.ok(isAbortError(error));
+    assert.ok(error.cause instanceof CursorError && error.cause.cause === late);
+  });
+
   it("passes converted errors through unchanged", () => {
     const once = toProviderError(new CursorError("unavailable", "Down"), context);
     assert.equal(toProviderError(once, context), once);

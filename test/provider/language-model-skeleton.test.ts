@@ -94,6 +94,8 @@ describe("aborts on the direct backend", () => {
       const error = await pending.then(() => undefined, (reason: unknown) => reason);
       assert.ok(isAbortError(error), `expected an abort error, got ${String(error)}`);
       assert.ok(!APICallError.isInstance(error));
+      assert.ok(error instanceof Error && error.cause instanceof CursorError);
+      assert.equal((error.cause as CursorError).code, "canceled");
     });
   });
 
@@ -163,6 +165,19 @@ describe("aborts on the direct backend", () => {
       assert.ok(isAbortError(error));
       assert.ok(error instanceof Error && error.cause instanceof CursorError);
       assert.equal((error.cause as CursorError).code, "canceled");
+    });
+  });
+
+  it("a caller's timeout signal is an abort, not a retryable failure of Cursor", async () => {
+    await withEmulator({}, async (emulator) => {
+      const model = emulatorProvider(emulator)("gpt-5");
+      const timeout = new DOMException("The caller gave up", "TimeoutError");
+      const error = await model.doStream({
+        prompt: [{ role: "user", content: [{ type: "text", text: "::text hi" }] }],
+        abortSignal: AbortSignal.abort(timeout),
+      }).then(() => undefined, (reason: unknown) => reason);
+      assert.ok(isAbortError(error), `expected an abort error, got ${String(error)}`);
+      assert.ok(!APICallError.isInstance(error));
     });
   });
 });
