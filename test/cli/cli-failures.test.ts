@@ -156,6 +156,16 @@ describe("tool routing", () => {
     { name: "todowrite", properties: ["todos"], required: ["todos"] },
   ];
 
+  it("gives a shell tool only the keys its schema declares, the directory as cwd where it has one", () => {
+    const shell = (properties: string[]) => [{ name: "bash", properties, required: ["command"] }];
+    const args = { command: "ls", workingDirectory: "/w", timeout: 30000 };
+    assert.deepEqual(routeToolCall("shell", args, shell(["command", "cwd"])).input, {
+      command: "ls",
+      cwd: "/w",
+    });
+    assert.deepEqual(routeToolCall("shell", args, shell(["command"])).input, { command: "ls" });
+  });
+
   it("maps Cursor's tools and argument names onto the host's", () => {
     assert.deepEqual(
       routeToolCall("shell", { command: "ls", workingDirectory: "/w", timeout: 30000 }, tools),
