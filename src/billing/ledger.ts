@@ -5,10 +5,13 @@
  * - A tool-call finish bills a **step estimate** (`step=estimate`), owned by its Run.
  * - A Run's terminal counters (TurnEnded) add its catalogue-priced **real** cost and
  *   replace that Run's estimates — only that Run's (`billing: turn real=…`).
- * - The turn's last finish (`step=turn-end`) bills what is **outstanding**:
- *   `real + estimated − billed`, once per Run.
- * - An **interrupted** Run never supplies counters: its estimates stay unconfirmed, raised
- *   to what it was charged, so it never creates a credit against later Runs.
+ * - The turn's last finish (`step=turn-end`) bills what is **outstanding**
+ *   (`real + estimated − billed`), once per Run, except what other Runs still open owe:
+ *   their own counters will settle it.
+ * - A Run without counters counts the larger of its estimates and its charges as
+ *   unconfirmed, so an open or **interrupted** Run charged above its estimate (a minimum
+ *   charge) never creates a credit against other Runs; an interrupted Run keeps that
+ *   amount for good.
  * - A charge is what the finish's usage can carry (whole quanta, rounded down, within a
  *   minimum and maximum); the remainder stays outstanding and carries across turns.
  * - Only finishes the consumer accepted (`delivered`) change the billed total.
@@ -41,7 +44,7 @@ export interface BillingTotals {
   readonly realNanoAiu: number;
   /** Charges the host accepted. */
   readonly billedNanoAiu: number;
-  /** Estimates of Runs without terminal counters (open or interrupted). */
+  /** Per Run without terminal counters (open or interrupted): its estimates, or its charges if larger. */
   readonly estimatedNanoAiu: number;
   /** `real + estimated − billed`; negative when the host was charged ahead. */
   readonly outstandingNanoAiu: number;
@@ -196,7 +199,7 @@ export function createBillingLedger(sessionKey: string): BillingLedger {
       const current = entry(run.runId);
       if (current.state !== "open") refuse("add terminal counters", run.runId, current.state);
       const cost = checkedAmount("Run cost", run.realNanoAiu);
-      const replaced = current.estimated;
+      const replaced = unconfirmed(current);
       real += cost;
       estimated -= replaced;
       current.state = "confirmed";
@@ -223,7 +226,7 @@ export function createBillingLedger(sessionKey: string): BillingLedger {
           }: its terminal counters were not added`,
         );
       }
-      const target = run.priced ? real + estimated - billed : 0;
+      const target = run.priced ? real + estimated - billed - owedByOpenRuns(runs) : 0;
       return {
         step: "turn-end",
         runId: run.runId,
@@ -247,10 +250,11 @@ export function createBillingLedger(sessionKey: string): BillingLedger {
       const charge = delivered ? quote.chargeNanoAiu : 0;
       if (quote.step === "turn-end") run.state = "settled";
       else if (delivered && quote.priced) {
+        const before = unconfirmed(run);
         run.estimated += quote.targetNanoAiu;
-        estimated += quote.targetNanoAiu;
+        run.billed += charge;
+        estimated += unconfirmed(run) - before;
       }
-      run.billed += charge;
       billed += charge;
       revision++;
       return {
@@ -268,16 +272,25 @@ export function createBillingLedger(sessionKey: string): BillingLedger {
     interrupt(runId) {
       const run = entry(runId);
       if (run.state !== "open") return;
-      // Charged beyond its estimate (a minimum charge): count the charge as the estimate,
-      // so the Run leaves no credit behind.
-      const raise = Math.max(0, run.billed - run.estimated);
-      run.estimated += raise;
-      estimated += raise;
       run.state = "interrupted";
       revision++;
     },
     totals,
   };
+}
+
+/** What open Runs were estimated beyond their charges (their own counters settle it). */
+function owedByOpenRuns(runs: ReadonlyMap<string, RunEntry>): number {
+  let owed = 0;
+  for (const run of runs.values()) {
+    if (run.state === "open") owed += unconfirmed(run) - run.billed;
+  }
+  return owed;
+}
+
+/** What a Run without counters adds to the unconfirmed total. */
+function unconfirmed(run: RunEntry): number {
+  return Math.max(run.estimated, run.billed);
 }
 
 /** The charge a finish can carry for a target amount. */

@@ -103,13 +103,29 @@ describe("billing ledger: rules", () => {
     assert.equal(real.outstandingNanoAiu, 50);
   });
 
+  it("leaves what a Run still open owes to that Run's own counters", () => {
+    const ledger = createBillingLedger("ses_D2");
+    // Run a's step could carry only 60 of its 100 estimate; b ends first.
+    ledger.commit(
+      ledger.quoteEstimate({ runId: "a", model: "m", costNanoAiu: 100 }, { maxNanoAiu: 60 }),
+      true,
+    );
+    ledger.confirmRun({ runId: "b", model: "m", realNanoAiu: 30 });
+    const endB = ledger.quoteTurnEnd({ runId: "b", model: "m", priced: true });
+    assert.equal(endB.chargeNanoAiu, 30);
+    assert.equal(ledger.commit(endB, true).outstandingNanoAiu, 40);
+    ledger.confirmRun({ runId: "a", model: "m", realNanoAiu: 120 });
+    const endA = ledger.quoteTurnEnd({ runId: "a", model: "m", priced: true });
+    assert.equal(endA.chargeNanoAiu, 60);
+  });
+
   it("keeps an interrupted Run's estimates and lets it credit no later Run", () => {
     const ledger = createBillingLedger("ses_E");
     // The snapshot cannot carry less than 30: the step is charged above its estimate.
     const step = ledger.quoteEstimate({ runId: "a", model: "m", costNanoAiu: 10 }, {
       minNanoAiu: 30,
     });
-    assert.equal(ledger.commit(step, true).outstandingNanoAiu, -20);
+    assert.equal(ledger.commit(step, true).outstandingNanoAiu, 0);
     ledger.interrupt("a");
     assert.deepEqual(ledger.totals(), {
       realNanoAiu: 0,
