@@ -71,6 +71,16 @@ export function billingLine(record: BillingRecord): string {
  *
  * @param record What the ledger recorded.
  * @returns The line text.
+ *
+ * @example
+ * ```ts
+ * import { turnRealLine } from "./billing-line.ts";
+ * import { createBillingLedger } from "./ledger.ts";
+ *
+ * const ledger = createBillingLedger("ses_1");
+ * const record = ledger.confirmRun({ runId: "run-1", model: "gpt-5", realNanoAiu: 376_000_000 });
+ * console.assert(turnRealLine(record).startsWith("billing: turn real=0.003760 sessionKey=ses_1"));
+ * ```
  */
 export function turnRealLine(record: TurnRealRecord): string {
   return [

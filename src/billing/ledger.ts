@@ -152,131 +152,149 @@ interface RunEntry {
  * ```
  */
 export function createBillingLedger(sessionKey: string): BillingLedger {
-  const runs = new Map<string, RunEntry>();
-  let real = 0;
-  let billed = 0;
-  let estimated = 0;
-  let revision = 0;
+  return new SessionLedger(sessionKey);
+}
 
-  const totals = (): BillingTotals => ({
-    realNanoAiu: real,
-    billedNanoAiu: billed,
-    estimatedNanoAiu: estimated,
-    outstandingNanoAiu: real + estimated - billed,
-  });
-  const entry = (runId: string): RunEntry => {
-    let run = runs.get(runId);
+class SessionLedger implements BillingLedger {
+  readonly #sessionKey: string;
+  readonly #runs = new Map<string, RunEntry>();
+  #real = 0;
+  #billed = 0;
+  #estimated = 0;
+  #revision = 0;
+
+  constructor(sessionKey: string) {
+    this.#sessionKey = sessionKey;
+  }
+
+  quoteEstimate(step: StepEstimate, capacity: ChargeCapacity = {}): BillingQuote {
+    const state = this.#runs.get(step.runId)?.state ?? "open";
+    if (state !== "open") refuse("bill a step estimate", step.runId, state);
+    const priced = step.costNanoAiu !== undefined;
+    const target = priced ? checkedAmount("step cost", step.costNanoAiu ?? 0) : 0;
+    return {
+      step: "estimate",
+      runId: step.runId,
+      model: step.model,
+      priced,
+      targetNanoAiu: target,
+      chargeNanoAiu: priced ? carry(target, capacity) : 0,
+      revision: this.#revision,
+    };
+  }
+
+  confirmRun(run: RunReal): TurnRealRecord {
+    const current = this.#entry(run.runId);
+    if (current.state !== "open") refuse("add terminal counters", run.runId, current.state);
+    const cost = checkedAmount("Run cost", run.realNanoAiu);
+    const replaced = unconfirmed(current);
+    this.#real += cost;
+    this.#estimated -= replaced;
+    current.state = "confirmed";
+    this.#revision++;
+    return {
+      sessionKey: this.#sessionKey,
+      runId: run.runId,
+      model: run.model,
+      turnRealNanoAiu: cost,
+      replacedEstimateNanoAiu: replaced,
+      ...this.totals(),
+    };
+  }
+
+  quoteTurnEnd(
+    run: { readonly runId: string; readonly model: string; readonly priced: boolean },
+    capacity: ChargeCapacity = {},
+  ): BillingQuote {
+    const state = this.#runs.get(run.runId)?.state ?? "open";
+    if (state === "settled" || state === "interrupted") {
+      refuse("bill the turn end", run.runId, state);
+    }
+    if (run.priced && state !== "confirmed") {
+      throw new CursorError(
+        "invalid_argument",
+        `Cannot bill the turn end for Run ${
+          JSON.stringify(run.runId)
+        }: its terminal counters were not added`,
+      );
+    }
+    const { outstandingNanoAiu } = this.totals();
+    const target = run.priced ? outstandingNanoAiu - owedByOpenRuns(this.#runs) : 0;
+    return {
+      step: "turn-end",
+      runId: run.runId,
+      model: run.model,
+      priced: run.priced,
+      targetNanoAiu: target,
+      chargeNanoAiu: run.priced ? carry(target, capacity) : 0,
+      revision: this.#revision,
+    };
+  }
+
+  commit(quote: BillingQuote, delivered: boolean): BillingRecord {
+    if (quote.revision !== this.#revision) {
+      throw new CursorError(
+        "invalid_argument",
+        `Cannot commit the ${quote.step} quote for Run ${
+          JSON.stringify(quote.runId)
+        }: the ledger changed since it was quoted`,
+      );
+    }
+    const run = this.#entry(quote.runId);
+    const charge = delivered ? quote.chargeNanoAiu : 0;
+    if (quote.step === "turn-end") run.state = "settled";
+    else if (delivered && quote.priced) {
+      const before = unconfirmed(run);
+      run.estimated += quote.targetNanoAiu;
+      run.billed += charge;
+      this.#estimated += unconfirmed(run) - before;
+    }
+    this.#billed += charge;
+    this.#revision++;
+    return {
+      sessionKey: this.#sessionKey,
+      step: quote.step,
+      runId: quote.runId,
+      model: quote.model,
+      priced: quote.priced,
+      targetNanoAiu: quote.targetNanoAiu,
+      stepNanoAiu: charge,
+      delivered,
+      ...this.totals(),
+    };
+  }
+
+  interrupt(runId: string): void {
+    const run = this.#entry(runId);
+    if (run.state !== "open") return;
+    run.state = "interrupted";
+    this.#revision++;
+  }
+
+  totals(): BillingTotals {
+    return {
+      realNanoAiu: this.#real,
+      billedNanoAiu: this.#billed,
+      estimatedNanoAiu: this.#estimated,
+      outstandingNanoAiu: this.#real + this.#estimated - this.#billed,
+    };
+  }
+
+  #entry(runId: string): RunEntry {
+    let run = this.#runs.get(runId);
     if (run === undefined) {
       run = { state: "open", estimated: 0, billed: 0 };
-      runs.set(runId, run);
+      this.#runs.set(runId, run);
     }
     return run;
-  };
-  const refuse = (what: string, runId: string, state: RunState): never => {
-    throw new CursorError(
-      "invalid_argument",
-      `Cannot ${what} for Run ${JSON.stringify(runId)}: it is already ${state}`,
-    );
-  };
+  }
+}
 
-  return {
-    quoteEstimate(step, capacity = {}) {
-      const state = runs.get(step.runId)?.state ?? "open";
-      if (state !== "open") refuse("bill a step estimate", step.runId, state);
-      const priced = step.costNanoAiu !== undefined;
-      const target = priced ? checkedAmount("step cost", step.costNanoAiu ?? 0) : 0;
-      return {
-        step: "estimate",
-        runId: step.runId,
-        model: step.model,
-        priced,
-        targetNanoAiu: target,
-        chargeNanoAiu: priced ? carry(target, capacity) : 0,
-        revision,
-      };
-    },
-    confirmRun(run) {
-      const current = entry(run.runId);
-      if (current.state !== "open") refuse("add terminal counters", run.runId, current.state);
-      const cost = checkedAmount("Run cost", run.realNanoAiu);
-      const replaced = unconfirmed(current);
-      real += cost;
-      estimated -= replaced;
-      current.state = "confirmed";
-      revision++;
-      return {
-        sessionKey,
-        runId: run.runId,
-        model: run.model,
-        turnRealNanoAiu: cost,
-        replacedEstimateNanoAiu: replaced,
-        ...totals(),
-      };
-    },
-    quoteTurnEnd(run, capacity = {}) {
-      const state = runs.get(run.runId)?.state ?? "open";
-      if (state === "settled" || state === "interrupted") {
-        refuse("bill the turn end", run.runId, state);
-      }
-      if (run.priced && state !== "confirmed") {
-        throw new CursorError(
-          "invalid_argument",
-          `Cannot bill the turn end for Run ${
-            JSON.stringify(run.runId)
-          }: its terminal counters were not added`,
-        );
-      }
-      const target = run.priced ? real + estimated - billed - owedByOpenRuns(runs) : 0;
-      return {
-        step: "turn-end",
-        runId: run.runId,
-        model: run.model,
-        priced: run.priced,
-        targetNanoAiu: target,
-        chargeNanoAiu: run.priced ? carry(target, capacity) : 0,
-        revision,
-      };
-    },
-    commit(quote, delivered) {
-      if (quote.revision !== revision) {
-        throw new CursorError(
-          "invalid_argument",
-          `Cannot commit the ${quote.step} quote for Run ${
-            JSON.stringify(quote.runId)
-          }: the ledger changed since it was quoted`,
-        );
-      }
-      const run = entry(quote.runId);
-      const charge = delivered ? quote.chargeNanoAiu : 0;
-      if (quote.step === "turn-end") run.state = "settled";
-      else if (delivered && quote.priced) {
-        const before = unconfirmed(run);
-        run.estimated += quote.targetNanoAiu;
-        run.billed += charge;
-        estimated += unconfirmed(run) - before;
-      }
-      billed += charge;
-      revision++;
-      return {
-        sessionKey,
-        step: quote.step,
-        runId: quote.runId,
-        model: quote.model,
-        priced: quote.priced,
-        targetNanoAiu: quote.targetNanoAiu,
-        stepNanoAiu: charge,
-        delivered,
-        ...totals(),
-      };
-    },
-    interrupt(runId) {
-      const run = entry(runId);
-      if (run.state !== "open") return;
-      run.state = "interrupted";
-      revision++;
-    },
-    totals,
-  };
+function refuse(what: string, runId: string, state: RunState): never {
+  throw new CursorError(
+    "invalid_argument",
+    `Cannot ${what} for Run ${JSON.stringify(runId)}: it is already ${state}`,
+  );
 }
 
 /** What open Runs were estimated beyond their charges (their own counters settle it). */

@@ -106,6 +106,13 @@ function count(tokens: number): number {
  *
  * @param nanoAiu An amount in nano-AIU.
  * @returns The amount in USD.
+ *
+ * @example
+ * ```ts
+ * import { nanoAiuToUsd } from "./rates.ts";
+ *
+ * console.assert(nanoAiuToUsd(250_000_000) === 0.0025);
+ * ```
  */
 export function nanoAiuToUsd(nanoAiu: number): number {
   return nanoAiu / NANO_AIU_PER_USD;
