@@ -12,8 +12,8 @@
  *   unconfirmed, so an open or **interrupted** Run charged above its estimate (a minimum
  *   charge) never creates a credit against other Runs; an interrupted Run keeps that
  *   amount for good.
- * - A charge is what the finish's usage can carry (whole quanta, rounded down, within a
- *   minimum and maximum); the remainder stays outstanding and carries across turns.
+ * - A charge is what the finish's usage can carry (a minimum plus whole quanta, rounded
+ *   down, up to a maximum); the remainder stays outstanding and carries across turns.
  * - Only finishes the consumer accepted (`delivered`) change the billed total.
  *
  * Changes happen through quotes: {@link BillingLedger.quoteEstimate} and
@@ -31,7 +31,7 @@ export interface ChargeCapacity {
   readonly minNanoAiu?: number;
   /** The largest (default unbounded). */
   readonly maxNanoAiu?: number;
-  /** Charges are whole multiples of this (default 1); the rest stays outstanding. */
+  /** Charges are the minimum plus whole multiples of this (default 1); the rest stays outstanding. */
   readonly quantumNanoAiu?: number;
 }
 
@@ -324,8 +324,8 @@ function carry(target: number, capacity: ChargeCapacity): number {
       } is not a whole quantum of at least 1 with 0 <= min <= max`,
     );
   }
-  const rounded = Math.floor(Math.max(0, target) / quantum) * quantum;
-  return Math.min(Math.max(rounded, min), max);
+  const steps = Math.floor(Math.max(0, target - min) / quantum);
+  return Math.min(min + steps * quantum, max);
 }
 
 function checkedAmount(what: string, nanoAiu: number): number {

@@ -209,7 +209,7 @@ function checkCharge(quote: BillingQuote, capacity: ChargeCapacity): void {
   assert.ok(charge <= (capacity.maxNanoAiu ?? Number.POSITIVE_INFINITY));
   const clamped = charge === capacity.minNanoAiu || charge === capacity.maxNanoAiu;
   if (!clamped) {
-    assert.equal(charge % (capacity.quantumNanoAiu ?? 1), 0);
+    assert.equal((charge - (capacity.minNanoAiu ?? 0)) % (capacity.quantumNanoAiu ?? 1), 0);
     assert.ok(charge <= Math.max(0, quote.targetNanoAiu), "rounding never bills ahead");
   }
 }
