@@ -19,7 +19,8 @@
  * Changes happen through quotes: {@link BillingLedger.quoteEstimate} and
  * {@link BillingLedger.quoteTurnEnd} say what a finish would bill without changing
  * anything; {@link BillingLedger.commit} records it once the delivery is known. A quote
- * taken before any other change is refused, so nothing is billed twice.
+ * committed after the ledger has changed since it was taken is refused, so nothing is
+ * billed twice.
  *
  * @module
  */
