@@ -28,6 +28,7 @@ await Deno.mkdir(".build", { recursive: true });
 await Deno.writeTextFile(".build/lib.deno.d.ts", await denoTypes());
 await step("type check (scripts, tsc)", "tsc", ["-p", "tsconfig.scripts.json"]);
 await docLint(await entryPoints());
+await step("pricing coverage", "deno", ["run", "-A", "scripts/check-pricing.ts"]);
 console.log("\n== generated code");
 if (!await generatedCodeIsFresh()) {
   console.error("src/gen is stale: run `npm run gen` and commit the result");

@@ -9,12 +9,15 @@
  *
  * @module
  */
+import type { PricingCatalogue } from "../billing/pricing-catalogue.ts";
+import { CURSOR_PRICING } from "../billing/cursor-pricing.ts";
 import {
   type CatalogModel,
   type CatalogParameterValue,
   type CatalogVariant,
   variantContextTokens,
 } from "./catalog-model.ts";
+import { openCodeCost, type OpenCodeModelCost } from "./opencode-cost.ts";
 
 /** Per-call Cursor options a model entry or variant carries. */
 export interface CursorModelOptions {
@@ -39,6 +42,8 @@ export interface OpenCodeModelEntry {
     readonly output: readonly "text"[];
   };
   readonly limit: { readonly context: number; readonly output: number };
+  /** Cursor's published rates for the entry's default variant; absent when unpriced. */
+  readonly cost?: OpenCodeModelCost;
   readonly options: CursorModelOptions;
   readonly variants?: Readonly<Record<string, CursorModelOptions>>;
 }
@@ -63,9 +68,12 @@ interface Tier {
 }
 
 /**
- * Maps catalogue models to OpenCode model entries, keyed by entry id.
+ * Maps catalogue models to OpenCode model entries, keyed by entry id. Each entry carries
+ * OpenCode's `cost` for its default variant when Cursor publishes a rate, so OpenCode can
+ * show what a session costs.
  *
  * @param models The catalogue.
+ * @param pricing Token rates (default: Cursor's published rates).
  * @returns The entries, in catalogue order (tier entries after their model).
  *
  * @example
@@ -81,10 +89,12 @@ interface Tier {
  * }]);
  * console.assert(entries["sonnet-1m"]?.limit.context === 1_000_000);
  * console.assert(entries["sonnet-1m"]?.options.cursorModelId === "sonnet");
+ * console.assert(entries["sonnet"]?.cost === undefined); // no published rate for "sonnet"
  * ```
  */
 export function openCodeModels(
   models: readonly CatalogModel[],
+  pricing: PricingCatalogue = CURSOR_PRICING,
 ): Record<string, OpenCodeModelEntry> {
   const names = uniqueNames(models);
   const taken = new Set(models.map((model) => model.id));
@@ -92,7 +102,7 @@ export function openCodeModels(
   for (const model of models) {
     for (const tier of tiersOf(model, taken)) {
       const name = `${names.get(model.id) ?? model.displayName}${tier.suffix}`;
-      entries[tier.id] = entryFor(model, tier, name);
+      entries[tier.id] = entryFor(model, tier, name, pricing);
     }
   }
   return entries;
@@ -181,9 +191,15 @@ function pickTierDefault(
   return variants.find((v) => others(v) === wanted) ?? variants[0];
 }
 
-function entryFor(model: CatalogModel, tier: Tier, name: string): OpenCodeModelEntry {
+function entryFor(
+  model: CatalogModel,
+  tier: Tier,
+  name: string,
+  pricing: PricingCatalogue,
+): OpenCodeModelEntry {
   const tierContextValue = tier.defaultVariant?.parameters.find((p) => p.id === "context")?.value;
   const variants = variantMap(tier.variants, tierContextValue);
+  const cost = openCodeCost(model.id, tier.defaultVariant?.parameters, pricing);
   return {
     id: tier.id,
     name,
@@ -193,6 +209,7 @@ function entryFor(model: CatalogModel, tier: Tier, name: string): OpenCodeModelE
     temperature: false,
     modalities: { input: model.images ? ["text", "image"] : ["text"], output: ["text"] },
     limit: { context: tier.context, output: tier.output },
+    ...(cost === undefined ? {} : { cost }),
     options: {
       ...(tier.realId === undefined ? {} : { cursorModelId: tier.realId }),
       ...(tier.defaultVariant === undefined ? {} : variantOptions(tier.defaultVariant)),

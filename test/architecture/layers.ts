@@ -11,6 +11,7 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   "src/core": 0,
   "src/gen": 1,
   "src/protocol": 1,
+  "src/billing": 1,
   "src/transport": 2,
   "src/auth": 2,
   "src/session": 3,

@@ -72,6 +72,7 @@ describe("openCodeModels (the emulator's catalogue)", () => {
       temperature: false,
       modalities: { input: ["text", "image"], output: ["text"] },
       limit: { context: 200_000, output: 32_000 },
+      cost: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
       options: {
         cursorVariantParameters: [{ id: "thinking", value: "false" }, {
           id: "context",
