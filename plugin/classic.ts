@@ -79,6 +79,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
       if (existing !== undefined) return existing;
       const source = tokenSourceFor(credentials, {
         apiBaseURL: settings.apiBaseURL,
+        allowLoopback: settings.allowLoopback,
         fetch: deps.fetch,
         now: deps.now,
         onRenewed(renewed) {

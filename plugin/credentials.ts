@@ -76,6 +76,8 @@ export function parseStoredCredentials(stored: unknown): CursorCredentials | und
 /** What {@link tokenSourceFor} needs besides the credentials. */
 export interface TokenSourceContext {
   readonly apiBaseURL: string;
+  /** Accept a plain-http loopback API origin (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   readonly fetch: typeof fetch;
   readonly now: () => number;
   /** Receives renewed browser-login credentials (to store them). */
@@ -93,7 +95,12 @@ export function tokenSourceFor(
   credentials: CursorCredentials,
   context: TokenSourceContext,
 ): TokenSource {
-  const common = { apiBaseURL: context.apiBaseURL, fetch: context.fetch, now: context.now };
+  const common = {
+    apiBaseURL: context.apiBaseURL,
+    allowLoopback: context.allowLoopback,
+    fetch: context.fetch,
+    now: context.now,
+  };
   let source: TokenSource;
   switch (credentials.kind) {
     case "session":

@@ -44,6 +44,7 @@ export function createOpenCode2Plugin(platform: () => OpenCode2Dependencies): V2
       const credentials = await credentialsFromIntegration(context.integration);
       const tokens = credentials === undefined ? undefined : tokenSourceFor(credentials, {
         apiBaseURL: settings.apiBaseURL,
+        allowLoopback: settings.allowLoopback,
         fetch: deps.fetch,
         now: deps.now,
       });

@@ -126,11 +126,20 @@ export async function registerAisdk(
   deps: V2Dependencies,
 ): Promise<void> {
   const sources = new Map<string, TokenSource>();
-  const sourceFor = (credentials: CursorCredentials, apiBaseURL: string): TokenSource => {
-    const key = `${apiBaseURL}\u0000${JSON.stringify(credentials)}`;
+  const sourceFor = (
+    credentials: CursorCredentials,
+    apiBaseURL: string,
+    allowLoopback: boolean,
+  ): TokenSource => {
+    const key = `${apiBaseURL}\u0000${allowLoopback}\u0000${JSON.stringify(credentials)}`;
     let source = sources.get(key);
     if (source === undefined) {
-      source = tokenSourceFor(credentials, { apiBaseURL, fetch: deps.fetch, now: deps.now });
+      source = tokenSourceFor(credentials, {
+        apiBaseURL,
+        allowLoopback,
+        fetch: deps.fetch,
+        now: deps.now,
+      });
       sources.set(key, source);
     }
     return source;
@@ -139,15 +148,19 @@ export async function registerAisdk(
   await context.aisdk.sdk(async (input: V2SdkInputLike) => {
     if (!isCursorModel(input, deps.providerEntry)) return;
     const settings = providerSettingsFrom(input.options);
-    const apiBaseURL = settings.apiBaseURL ??
-      resolvePluginSettings({ pluginOptions: context.options, env: deps.env }).apiBaseURL;
+    const pluginSettings = resolvePluginSettings({ pluginOptions: context.options, env: deps.env });
+    const apiBaseURL = settings.apiBaseURL ?? pluginSettings.apiBaseURL;
+    const allowLoopback = settings.allowLoopback ?? pluginSettings.allowLoopback;
     const credentials = settings.accessToken === undefined
       ? await credentialsFromIntegration(context.integration)
       : undefined;
-    const tokens = credentials === undefined ? undefined : sourceFor(credentials, apiBaseURL);
+    const tokens = credentials === undefined
+      ? undefined
+      : sourceFor(credentials, apiBaseURL, allowLoopback);
     input.sdk = deps.createProvider({
       ...settings,
       apiBaseURL,
+      allowLoopback,
       name: input.model.providerID,
       ...(tokens === undefined ? {} : { accessToken: () => tokens.accessToken() }),
     });

@@ -80,7 +80,11 @@ export class CursorLanguageModel implements LanguageModelV3 {
     try {
       return await this.#stream(options);
     } catch (error) {
-      throw toApiCallError(error, { url, requestBodyValues: { model: this.modelId } });
+      const failure = this.#config.redactor.redactError(
+        toApiCallError(error, { url, requestBodyValues: { model: this.modelId } }),
+      );
+      if (this.#config.logger.enabled) this.#config.logger.line(`call failed: ${failure.message}`);
+      throw failure;
     }
   }
 

@@ -93,7 +93,9 @@ export async function openTurnStream(
       if (buffered.length === 0 && controller === undefined) failure = error;
       else {emit({
           type: "error",
-          error: toApiCallError(error, { url: `${config.apiBaseURL}/agent.v1.AgentService` }),
+          error: config.redactor.redactError(
+            toApiCallError(error, { url: `${config.apiBaseURL}/agent.v1.AgentService` }),
+          ),
         });}
     } finally {
       firstSettled();
