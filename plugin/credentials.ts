@@ -155,26 +155,21 @@ function keylessToken(
  * @returns The wrapped source.
  */
 export function withSignInHint(source: TokenSource): TokenSource {
-  const wrapped: TokenSource = {
-    async accessToken(signal) {
+  const hinted =
+    <A extends unknown[]>(call: (...args: A) => Promise<string>) =>
+    async (...args: A): Promise<string> => {
       try {
-        return await source.accessToken(signal);
+        return await call(...args);
       } catch (error) {
         throw signInError(error);
       }
-    },
-  };
+    };
   const renew = source.renew?.bind(source);
-  if (renew === undefined) return wrapped;
+  const rejected = source.rejected?.bind(source);
   return {
-    ...wrapped,
-    async renew(signal) {
-      try {
-        return await renew(signal);
-      } catch (error) {
-        throw signInError(error);
-      }
-    },
+    accessToken: hinted((signal?: AbortSignal) => source.accessToken(signal)),
+    ...(renew === undefined ? {} : { renew: hinted(renew) }),
+    ...(rejected === undefined ? {} : { rejected: hinted(rejected) }),
   };
 }
 
