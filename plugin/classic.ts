@@ -15,7 +15,12 @@ import { openCodeModels } from "../src/catalog/opencode-entries.ts";
 import { checkModelSelection } from "../src/catalog/variant-selection.ts";
 import { apiKeyMethod, browserLoginMethod } from "./auth-methods.ts";
 import { createCatalogRuntime } from "./catalog-runtime.ts";
-import { type CursorCredentials, parseStoredCredentials, tokenSourceFor } from "./credentials.ts";
+import {
+  accessTokenGetter,
+  type CursorCredentials,
+  parseStoredCredentials,
+  tokenSourceFor,
+} from "./credentials.ts";
 import type {
   ChatParamsInputLike,
   ChatParamsOutputLike,
@@ -154,7 +159,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           const credentials = parseStoredCredentials(await getAuth());
           if (credentials === undefined) return {};
           const tokens = sourceFor(credentials);
-          return { accessToken: () => tokens.accessToken() };
+          return { accessToken: accessTokenGetter(tokens) };
         },
         methods: [browserLoginMethod(methodDeps), apiKeyMethod(methodDeps)],
       },

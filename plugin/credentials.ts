@@ -9,6 +9,7 @@
 import { CursorError } from "../src/core/cursor-error.ts";
 import { jwtExpiryMs } from "../src/auth/jwt.ts";
 import {
+  type AccessTokenGetter,
   createTokenSource,
   type RenewedCredentials,
   type TokenSource,
@@ -145,6 +146,28 @@ function keylessToken(
       return Promise.resolve(token);
     },
   };
+}
+
+/**
+ * The `accessToken` setting the plugin hands to the provider: a getter that also
+ * replaces a token Cursor refused (one re-exchange or refresh), when the source can.
+ *
+ * @param tokens The token source of the stored login.
+ * @returns The getter.
+ *
+ * @example
+ * ```ts
+ * import { accessTokenGetter } from "./credentials.ts";
+ *
+ * const getter = accessTokenGetter({ accessToken: () => Promise.resolve("token-1") });
+ * console.assert(await getter() === "token-1" && getter.rejected === undefined);
+ * ```
+ */
+export function accessTokenGetter(tokens: TokenSource): AccessTokenGetter {
+  const getter: AccessTokenGetter = () => tokens.accessToken();
+  const rejected = tokens.rejected?.bind(tokens);
+  if (rejected !== undefined) getter.rejected = rejected;
+  return getter;
 }
 
 /**

@@ -12,7 +12,12 @@ import { checkModelSelection } from "../src/catalog/variant-selection.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
 import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
-import { type CursorCredentials, parseStoredCredentials, tokenSourceFor } from "./credentials.ts";
+import {
+  accessTokenGetter,
+  type CursorCredentials,
+  parseStoredCredentials,
+  tokenSourceFor,
+} from "./credentials.ts";
 import { cursorOptionsFrom, withCursorOptions } from "./cursor-options-model.ts";
 import { CURSOR_PROVIDER_ID, resolvePluginSettings } from "./settings.ts";
 import type {
@@ -162,7 +167,7 @@ export async function registerAisdk(
       apiBaseURL,
       allowLoopback,
       name: input.model.providerID,
-      ...(tokens === undefined ? {} : { accessToken: () => tokens.accessToken() }),
+      ...(tokens === undefined ? {} : { accessToken: accessTokenGetter(tokens) }),
     });
     line(
       `sdk for ${input.model.providerID}/${input.model.id} credentials=${

@@ -32,6 +32,16 @@ export interface TokenSource {
   rejected?(token: string, signal?: AbortSignal): Promise<string>;
 }
 
+/**
+ * An access-token getter. A host that can renew (the OpenCode plugin holds the stored
+ * login) adds `rejected`, with the meaning of {@link TokenSource.rejected}, so a token
+ * Cursor refuses is replaced once instead of ending the call.
+ */
+export interface AccessTokenGetter {
+  (): string | Promise<string>;
+  rejected?: ((token: string, signal?: AbortSignal) => Promise<string>) | undefined;
+}
+
 /** Credentials after a renewal, for the host to store. */
 export interface RenewedCredentials {
   readonly accessToken: string;
@@ -45,7 +55,7 @@ export interface RenewedCredentials {
 /** How the token source is configured. */
 export interface TokenSourceOptions {
   readonly apiKey?: string | undefined;
-  readonly accessToken?: string | (() => string | Promise<string>) | undefined;
+  readonly accessToken?: string | AccessTokenGetter | undefined;
   /** With a string `accessToken`: the refresh token that renews it. */
   readonly refreshToken?: string | undefined;
   /** Expiry of the given `accessToken` when the token itself does not say (epoch ms). */
@@ -125,10 +135,10 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
 }
 
 function getterSource(
-  getter: () => string | Promise<string>,
+  getter: AccessTokenGetter,
   redactor: CredentialRedactor | undefined,
 ): TokenSource {
-  return {
+  const source: TokenSource = {
     async accessToken() {
       const token = await getter();
       if (!token) {
@@ -136,6 +146,16 @@ function getterSource(
       }
       redactor?.remember(token);
       return token;
+    },
+  };
+  const rejected = getter.rejected;
+  if (rejected === undefined) return source;
+  return {
+    ...source,
+    async rejected(token, signal) {
+      const fresh = await rejected(token, signal);
+      redactor?.remember(fresh);
+      return fresh;
     },
   };
 }
