@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { inspect } from "node:util";
-import { generateText } from "ai";
+import { fromBinary } from "@bufbuild/protobuf";
+import { generateText, streamText } from "ai";
+import { AgentServerMessageSchema } from "../../src/gen/agent/v1/server_message_pb.ts";
+import { EnvelopeDecoder } from "../../src/protocol/envelope.ts";
+import { gunzip } from "../../src/transport/frame-stream.ts";
+import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { createCursor } from "../../node.ts";
 import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
 import { createCredentialRedactor } from "../../src/auth/credential-redactor.ts";
@@ -120,6 +125,105 @@ describe("credentials never show in errors, the debug log or stderr", () => {
     });
   }
 });
+
+describe("credentials in an error that ends a stream after visible text", () => {
+  it("are redacted in the error part, its causes and the debug log", async () => {
+    await withEmulator({}, async (emulator) => {
+      const dir = mkdtempSync(join(tmpdir(), "redaction-"));
+      const log = join(dir, "debug.log");
+      try {
+        const cursor = emulatorProvider(emulator, "sse", {
+          apiKey: KEY,
+          fetch: opaqueTokenProxy(),
+          debug: createFileDebugLogger({
+            env: { CURSOR_PROVIDER_DEBUG: "1", CURSOR_PROVIDER_DEBUG_FILE: log },
+          }),
+        });
+        const result = streamText({
+          model: cursor("gpt-5"),
+          prompt: "::text Visible before the failure",
+          maxRetries: 0,
+        });
+        let text = "";
+        let error: unknown;
+        for await (const part of result.fullStream) {
+          if (part.type === "text-delta") text += part.text;
+          if (part.type === "error") error = part.error;
+        }
+        assert.ok(text !== "" && "Visible before the failure".startsWith(text), text);
+        assert.ok(error instanceof Error, "the stream ended with an error part");
+        assert.match(error.message, /\[redacted\]/);
+        assertNoSecret(everyView(error), "the error part");
+        assertNoSecret([readFileSync(log, "utf8")], "the debug log");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+});
+
+/**
+ * Sits between the provider and the emulator: hands the provider opaque tokens (and
+ * swaps them back for the emulator's JWTs on the way out), and after the first text
+ * delta ends the Run with an error that echoes the opaque tokens and the key.
+ */
+function opaqueTokenProxy(): typeof fetch {
+  let realAccess = "";
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (headers.get("authorization") === `Bearer ${ACCESS}`) {
+      headers.set("authorization", `Bearer ${realAccess}`);
+    }
+    const response = await fetch(input, { ...init, headers });
+    const url = String(input);
+    if (url.endsWith("/auth/exchange_user_api_key")) {
+      realAccess = ((await response.json()) as { accessToken: string }).accessToken;
+      return Response.json({ accessToken: ACCESS, refreshToken: REFRESH });
+    }
+    if (!url.endsWith("/agent.v1.AgentService/RunSSE") || !response.body) return response;
+    return new Response(response.body.pipeThrough(echoAfterFirstText()), {
+      status: response.status,
+      headers: response.headers,
+    });
+  };
+}
+
+function echoAfterFirstText(): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new EnvelopeDecoder();
+  let done = false;
+  return new TransformStream({
+    async transform(chunk, controller) {
+      if (done) return;
+      for (const envelope of decoder.push(chunk)) {
+        const header = new Uint8Array(5);
+        header[0] = envelope.flags;
+        new DataView(header.buffer).setUint32(1, envelope.data.length, false);
+        controller.enqueue(new Uint8Array([...header, ...envelope.data]));
+        if ((envelope.flags & 0x02) !== 0) continue;
+        const payload = (envelope.flags & 0x01) !== 0
+          ? await gunzip(envelope.data, 1 << 24)
+          : envelope.data;
+        const message = fromBinary(AgentServerMessageSchema, payload).message;
+        if (message.case !== "interactionUpdate" || message.value.message.case !== "textDelta") {
+          continue;
+        }
+        const end = new TextEncoder().encode(JSON.stringify({
+          error: {
+            code: "permission_denied",
+            message: `token ${ACCESS} refresh ${REFRESH} key ${KEY} refused mid-run`,
+          },
+        }));
+        const endHeader = new Uint8Array(5);
+        endHeader[0] = 0x02;
+        new DataView(endHeader.buffer).setUint32(1, end.length, false);
+        controller.enqueue(new Uint8Array([...endHeader, ...end]));
+        done = true;
+        controller.terminate();
+        return;
+      }
+    },
+  });
+}
 
 describe("createCredentialRedactor", () => {
   it("redacts remembered values of any shape through nested causes, stacks and data", () => {
