@@ -7,6 +7,7 @@ import { exchangeApiKey } from "../../src/auth/api-key-exchange.ts";
 import { refreshSession } from "../../src/auth/refresh.ts";
 import { pollBrowserLogin, startBrowserLogin } from "../../src/auth/browser-login.ts";
 import { resolvePluginSettings } from "../../plugin/settings.ts";
+import { apiKeyMethod } from "../../plugin/auth-methods.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { recordingFetch, requestContains } from "./support/recording-fetch.ts";
 
@@ -219,6 +220,46 @@ describe("a revoked access token with an API key configured", () => {
       assert.equal(cursorCause(error).code, "unauthenticated");
       const exchanges = recorder.requests.filter((r) => r.path === "/auth/exchange_user_api_key");
       assert.ok(exchanges.length >= 2 && exchanges.length <= 3, `${exchanges.length} exchanges`);
+    });
+  });
+});
+
+describe("the OpenCode sign-in methods", () => {
+  const deps = (apiBaseURL: string, env: Record<string, string>, fetchImpl: typeof fetch) => {
+    const reports: string[] = [];
+    return {
+      reports,
+      deps: {
+        settings: () => resolvePluginSettings({ env: { CURSOR_API_BASE_URL: apiBaseURL, ...env } }),
+        fetch: fetchImpl,
+        now: Date.now,
+        openBrowser: () => false,
+        afterLogin: () => Promise.resolve(),
+        report: (message: string) => void reports.push(message),
+      },
+    };
+  };
+
+  it("refuse to send a pasted key over plain http, and say how to allow a local emulator", async () => {
+    const recorder = recordingFetch();
+    const { deps: methodDeps, reports } = deps("http://api.example", {}, recorder.fetch);
+    const outcome = await apiKeyMethod(methodDeps).authorize({ apiKey: KEY });
+    assert.deepEqual(outcome, { type: "failed" });
+    assert.match(reports.join("\n"), /https is required.*CURSOR_ALLOW_LOOPBACK/);
+    assert.deepEqual(recorder.requests, []);
+  });
+
+  it("sign in against a loopback emulator with CURSOR_ALLOW_LOOPBACK=1", async () => {
+    await withEmulator({}, async (emulator) => {
+      const recorder = recordingFetch();
+      const { deps: methodDeps } = deps(
+        emulator.url,
+        { CURSOR_ALLOW_LOOPBACK: "1" },
+        recorder.fetch,
+      );
+      const outcome = await apiKeyMethod(methodDeps).authorize({ apiKey: `  ${KEY}\n` });
+      assert.deepEqual(outcome, { type: "success", key: KEY });
+      assert.deepEqual(recorder.requests.map((r) => r.path), ["/auth/exchange_user_api_key"]);
     });
   });
 });
