@@ -11,12 +11,18 @@ import { redactSecrets } from "../core/cursor-error.ts";
 /** Values shorter than this are not remembered (they would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
 
+/** The most values remembered; the oldest go first (long-expired renewed tokens). */
+const MAX_SECRETS = 64;
+
 /** How deep {@link CredentialRedactor.redactError} follows causes and nested objects. */
 const MAX_DEPTH = 8;
 
 /** Remembers credentials and removes them from text and errors. */
 export interface CredentialRedactor {
-  /** Remembers a credential value (ignored when absent or shorter than 8 characters). */
+  /**
+   * Remembers a credential value (ignored when absent or shorter than 8 characters); the
+   * latest 64 values are kept.
+   */
   remember(value: string | undefined): void;
   /** The text with every remembered value and every key/token pattern replaced. */
   redact(text: string): string;
@@ -62,6 +68,10 @@ export function createCredentialRedactor(): CredentialRedactor {
       secrets.add(value);
       const trimmed = value.trim();
       if (trimmed.length >= MIN_SECRET_LENGTH) secrets.add(trimmed);
+      for (const oldest of secrets) {
+        if (secrets.size <= MAX_SECRETS) break;
+        secrets.delete(oldest);
+      }
       ordered = [...secrets].sort((a, b) => b.length - a.length);
     },
     redact,

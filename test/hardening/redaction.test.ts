@@ -240,4 +240,16 @@ describe("createCredentialRedactor", () => {
     assert.equal(outer.data.short, "short", "values under 8 characters are not remembered");
     assert.equal(redactor.redact(`a ${KEY} b`), "a [redacted] b", "key patterns too");
   });
+
+  it("keeps the latest 64 values, so years of renewals do not grow it", () => {
+    const redactor = createCredentialRedactor();
+    const values = Array.from(
+      { length: 70 },
+      (_, i) => `renewed-token-${String(i).padStart(3, "0")}`,
+    );
+    for (const value of values) redactor.remember(value);
+    assert.equal(redactor.redact(values[0] ?? ""), values[0], "the oldest was forgotten");
+    assert.equal(redactor.redact(values[69] ?? ""), "[redacted]");
+    assert.equal(redactor.redact(values[6] ?? ""), "[redacted]", "the latest 64 are kept");
+  });
 });
