@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { redactSecrets } from "../src/core/cursor-error.ts";
+import { createCredentialRedactor } from "../src/auth/credential-redactor.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
 import type { TokenSource } from "../src/auth/token-source.ts";
 import type { ModelCacheStore } from "../src/catalog/model-cache.ts";
@@ -73,8 +73,9 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
     let settings: PluginSettings = resolvePluginSettings({ pluginOptions, env: deps.env });
     const catalog = createCatalogRuntime(deps);
     const sources = new Map<string, TokenSource>();
+    const redactor = createCredentialRedactor();
     const log = (level: "info" | "warn", text: string) => {
-      const message = redactSecrets(text);
+      const message = redactor.redact(text);
       if (deps.logger.enabled) deps.logger.line(`plugin: ${message}`);
       input.client.app?.log({ body: { service: "cursor", level, message } }).catch(() => {});
     };
@@ -87,6 +88,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
         allowLoopback: settings.allowLoopback,
         fetch: deps.fetch,
         now: deps.now,
+        redactor,
         onRenewed(renewed) {
           log("info", `renewed the Cursor access token (${renewed.via})`);
           if (renewed.via !== "refresh") return;
@@ -114,7 +116,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
       sleep: deps.sleep,
       report: (message: string) => {
         log("warn", message);
-        console.error(message);
+        console.error(redactor.redact(message));
       },
       afterLogin: async (tokens: TokenSource) => {
         const result = await catalog.refresh(tokens, settings);

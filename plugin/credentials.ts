@@ -7,6 +7,7 @@
  * @module
  */
 import { CursorError } from "../src/core/cursor-error.ts";
+import type { CredentialRedactor } from "../src/auth/credential-redactor.ts";
 import { jwtExpiryMs } from "../src/auth/jwt.ts";
 import {
   type AccessTokenGetter,
@@ -81,6 +82,8 @@ export interface TokenSourceContext {
   readonly allowLoopback?: boolean | undefined;
   readonly fetch: typeof fetch;
   readonly now: () => number;
+  /** Learns the credential values, to keep them out of the plugin's log lines. */
+  readonly redactor?: CredentialRedactor | undefined;
   /** Receives renewed browser-login credentials (to store them). */
   readonly onRenewed?: ((credentials: RenewedCredentials) => void | Promise<void>) | undefined;
 }
@@ -101,6 +104,7 @@ export function tokenSourceFor(
     allowLoopback: context.allowLoopback,
     fetch: context.fetch,
     now: context.now,
+    redactor: context.redactor,
   };
   let source: TokenSource;
   switch (credentials.kind) {
@@ -121,6 +125,7 @@ export function tokenSourceFor(
       });
       break;
     case "token":
+      context.redactor?.remember(credentials.accessToken);
       source = keylessToken(credentials.accessToken, credentials.expiresAt, context.now);
       break;
   }
