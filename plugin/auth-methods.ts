@@ -7,6 +7,7 @@
  * @module
  */
 import { exchangeApiKey } from "../src/auth/api-key-exchange.ts";
+import { normalizeApiKey } from "../src/auth/api-key.ts";
 import { pollBrowserLogin, startBrowserLogin } from "../src/auth/browser-login.ts";
 import { jwtExpiryMs } from "../src/auth/jwt.ts";
 import { createTokenSource, type TokenSource } from "../src/auth/token-source.ts";
@@ -49,7 +50,10 @@ export function browserLoginMethod(deps: AuthMethodDependencies): OAuthMethodLik
     label: BROWSER_LOGIN_LABEL,
     async authorize() {
       const settings = deps.settings();
-      const login = await startBrowserLogin({ websiteURL: settings.websiteURL });
+      const login = await startBrowserLogin({
+        websiteURL: settings.websiteURL,
+        allowLoopback: settings.allowLoopback,
+      });
       const opened = deps.openBrowser(login.url);
       const instructions = opened
         ? "Approve the sign-in in the browser window that opened; this continues by itself."
@@ -62,6 +66,7 @@ export function browserLoginMethod(deps: AuthMethodDependencies): OAuthMethodLik
           try {
             const tokens = await pollBrowserLogin(login, {
               apiBaseURL: settings.apiBaseURL,
+              allowLoopback: settings.allowLoopback,
               fetch: deps.fetch,
               sleep: deps.sleep,
             });
@@ -69,6 +74,7 @@ export function browserLoginMethod(deps: AuthMethodDependencies): OAuthMethodLik
               accessToken: tokens.accessToken,
               refreshToken: tokens.refreshToken,
               apiBaseURL: settings.apiBaseURL,
+              allowLoopback: settings.allowLoopback,
               fetch: deps.fetch,
               now: deps.now,
             }));
@@ -103,12 +109,13 @@ export function browserLoginMethod(deps: AuthMethodDependencies): OAuthMethodLik
  * ```
  */
 export function validateApiKey(value: string): string | undefined {
-  const key = value.trim();
-  if (key === "") return "Paste your Cursor API key";
-  if (!key.startsWith("crsr_")) {
-    return 'A Cursor API key starts with "crsr_" (create one at cursor.com/settings)';
+  if (value.trim() === "") return "Paste your Cursor API key";
+  try {
+    normalizeApiKey(value);
+    return undefined;
+  } catch (error) {
+    return CursorError.from(error).message;
   }
-  return undefined;
 }
 
 /**
@@ -139,12 +146,14 @@ export function apiKeyMethod(deps: AuthMethodDependencies): ApiMethodLike {
       try {
         const tokens = await exchangeApiKey(key, {
           apiBaseURL: settings.apiBaseURL,
+          allowLoopback: settings.allowLoopback,
           fetch: deps.fetch,
         });
         await deps.afterLogin(createTokenSource({
           apiKey: key,
           accessToken: tokens.accessToken,
           apiBaseURL: settings.apiBaseURL,
+          allowLoopback: settings.allowLoopback,
           fetch: deps.fetch,
           now: deps.now,
         }));

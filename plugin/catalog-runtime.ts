@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { validateCursorOrigin } from "../src/auth/cursor-origin.ts";
 import type { TokenSource } from "../src/auth/token-source.ts";
 import type { CatalogModel } from "../src/catalog/catalog-model.ts";
 import { fetchAvailableModels } from "../src/catalog/available-models.ts";
@@ -25,6 +26,8 @@ export interface CatalogDependencies {
 /** Where and as whom to fetch. */
 export interface CatalogTarget {
   readonly apiBaseURL: string;
+  /** Accept a plain-http loopback API origin (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   readonly clientVersion?: string | undefined;
 }
 
@@ -50,9 +53,12 @@ export interface CatalogRuntime {
 export function createCatalogRuntime(deps: CatalogDependencies): CatalogRuntime {
   let current: readonly CatalogModel[] | undefined;
   const fetcher = (tokens: TokenSource, target: CatalogTarget) => async () => {
+    const apiBaseURL = validateCursorOrigin(target.apiBaseURL, {
+      allowLoopback: target.allowLoopback,
+    });
     const [accessToken, machineId] = await Promise.all([tokens.accessToken(), deps.machineId()]);
     return await fetchAvailableModels({
-      apiBaseURL: target.apiBaseURL,
+      apiBaseURL,
       accessToken,
       fetch: deps.fetch,
       machineId,

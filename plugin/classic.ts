@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { redactSecrets } from "../src/core/cursor-error.ts";
+import { createCredentialRedactor } from "../src/auth/credential-redactor.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
 import type { TokenSource } from "../src/auth/token-source.ts";
 import type { ModelCacheStore } from "../src/catalog/model-cache.ts";
@@ -15,7 +15,12 @@ import { openCodeModels } from "../src/catalog/opencode-entries.ts";
 import { checkModelSelection } from "../src/catalog/variant-selection.ts";
 import { apiKeyMethod, browserLoginMethod } from "./auth-methods.ts";
 import { createCatalogRuntime } from "./catalog-runtime.ts";
-import { type CursorCredentials, parseStoredCredentials, tokenSourceFor } from "./credentials.ts";
+import {
+  accessTokenGetter,
+  type CursorCredentials,
+  parseStoredCredentials,
+  tokenSourceFor,
+} from "./credentials.ts";
 import type {
   ChatParamsInputLike,
   ChatParamsOutputLike,
@@ -68,8 +73,9 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
     let settings: PluginSettings = resolvePluginSettings({ pluginOptions, env: deps.env });
     const catalog = createCatalogRuntime(deps);
     const sources = new Map<string, TokenSource>();
+    const redactor = createCredentialRedactor();
     const log = (level: "info" | "warn", text: string) => {
-      const message = redactSecrets(text);
+      const message = redactor.redact(text);
       if (deps.logger.enabled) deps.logger.line(`plugin: ${message}`);
       input.client.app?.log({ body: { service: "cursor", level, message } }).catch(() => {});
     };
@@ -79,8 +85,10 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
       if (existing !== undefined) return existing;
       const source = tokenSourceFor(credentials, {
         apiBaseURL: settings.apiBaseURL,
+        allowLoopback: settings.allowLoopback,
         fetch: deps.fetch,
         now: deps.now,
+        redactor,
         onRenewed(renewed) {
           log("info", `renewed the Cursor access token (${renewed.via})`);
           if (renewed.via !== "refresh") return;
@@ -108,7 +116,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
       sleep: deps.sleep,
       report: (message: string) => {
         log("warn", message);
-        console.error(message);
+        console.error(redactor.redact(message));
       },
       afterLogin: async (tokens: TokenSource) => {
         const result = await catalog.refresh(tokens, settings);
@@ -153,7 +161,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           const credentials = parseStoredCredentials(await getAuth());
           if (credentials === undefined) return {};
           const tokens = sourceFor(credentials);
-          return { accessToken: () => tokens.accessToken() };
+          return { accessToken: accessTokenGetter(tokens) };
         },
         methods: [browserLoginMethod(methodDeps), apiKeyMethod(methodDeps)],
       },

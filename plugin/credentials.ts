@@ -7,8 +7,10 @@
  * @module
  */
 import { CursorError } from "../src/core/cursor-error.ts";
+import type { CredentialRedactor } from "../src/auth/credential-redactor.ts";
 import { jwtExpiryMs } from "../src/auth/jwt.ts";
 import {
+  type AccessTokenGetter,
   createTokenSource,
   type RenewedCredentials,
   type TokenSource,
@@ -76,8 +78,12 @@ export function parseStoredCredentials(stored: unknown): CursorCredentials | und
 /** What {@link tokenSourceFor} needs besides the credentials. */
 export interface TokenSourceContext {
   readonly apiBaseURL: string;
+  /** Accept a plain-http loopback API origin (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   readonly fetch: typeof fetch;
   readonly now: () => number;
+  /** Learns the credential values, to keep them out of the plugin's log lines. */
+  readonly redactor?: CredentialRedactor | undefined;
   /** Receives renewed browser-login credentials (to store them). */
   readonly onRenewed?: ((credentials: RenewedCredentials) => void | Promise<void>) | undefined;
 }
@@ -93,7 +99,13 @@ export function tokenSourceFor(
   credentials: CursorCredentials,
   context: TokenSourceContext,
 ): TokenSource {
-  const common = { apiBaseURL: context.apiBaseURL, fetch: context.fetch, now: context.now };
+  const common = {
+    apiBaseURL: context.apiBaseURL,
+    allowLoopback: context.allowLoopback,
+    fetch: context.fetch,
+    now: context.now,
+    redactor: context.redactor,
+  };
   let source: TokenSource;
   switch (credentials.kind) {
     case "session":
@@ -113,6 +125,7 @@ export function tokenSourceFor(
       });
       break;
     case "token":
+      context.redactor?.remember(credentials.accessToken);
       source = keylessToken(credentials.accessToken, credentials.expiresAt, context.now);
       break;
   }
@@ -141,6 +154,28 @@ function keylessToken(
 }
 
 /**
+ * The `accessToken` setting the plugin hands to the provider: a getter that also
+ * replaces a token Cursor refused (one re-exchange or refresh), when the source can.
+ *
+ * @param tokens The token source of the stored login.
+ * @returns The getter.
+ *
+ * @example
+ * ```ts
+ * import { accessTokenGetter } from "./credentials.ts";
+ *
+ * const getter = accessTokenGetter({ accessToken: () => Promise.resolve("token-1") });
+ * console.assert(await getter() === "token-1" && getter.rejected === undefined);
+ * ```
+ */
+export function accessTokenGetter(tokens: TokenSource): AccessTokenGetter {
+  const getter: AccessTokenGetter = () => tokens.accessToken();
+  const rejected = tokens.rejected?.bind(tokens);
+  if (rejected !== undefined) getter.rejected = rejected;
+  return getter;
+}
+
+/**
  * Wraps a token source so that its `unauthenticated` failures end with
  * {@link SIGN_IN_AGAIN}.
  *
@@ -148,26 +183,21 @@ function keylessToken(
  * @returns The wrapped source.
  */
 export function withSignInHint(source: TokenSource): TokenSource {
-  const wrapped: TokenSource = {
-    async accessToken(signal) {
+  const hinted =
+    <A extends unknown[]>(call: (...args: A) => Promise<string>) =>
+    async (...args: A): Promise<string> => {
       try {
-        return await source.accessToken(signal);
+        return await call(...args);
       } catch (error) {
         throw signInError(error);
       }
-    },
-  };
+    };
   const renew = source.renew?.bind(source);
-  if (renew === undefined) return wrapped;
+  const rejected = source.rejected?.bind(source);
   return {
-    ...wrapped,
-    async renew(signal) {
-      try {
-        return await renew(signal);
-      } catch (error) {
-        throw signInError(error);
-      }
-    },
+    accessToken: hinted((signal?: AbortSignal) => source.accessToken(signal)),
+    ...(renew === undefined ? {} : { renew: hinted(renew) }),
+    ...(rejected === undefined ? {} : { rejected: hinted(rejected) }),
   };
 }
 

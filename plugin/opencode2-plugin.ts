@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createCredentialRedactor } from "../src/auth/credential-redactor.ts";
 import type { CatalogModel } from "../src/catalog/catalog-model.ts";
 import { type OpenCodeModelEntry, openCodeModels } from "../src/catalog/opencode-entries.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
@@ -42,10 +43,13 @@ export function createOpenCode2Plugin(platform: () => OpenCode2Dependencies): V2
       const settings = resolvePluginSettings({ pluginOptions: context.options, env: deps.env });
       const catalog = createCatalogRuntime(deps);
       const credentials = await credentialsFromIntegration(context.integration);
+      const redactor = createCredentialRedactor();
       const tokens = credentials === undefined ? undefined : tokenSourceFor(credentials, {
         apiBaseURL: settings.apiBaseURL,
+        allowLoopback: settings.allowLoopback,
         fetch: deps.fetch,
         now: deps.now,
+        redactor,
       });
       const result = await catalog.load(tokens, settings);
       const explanation = explainCatalog(result, {
@@ -53,7 +57,9 @@ export function createOpenCode2Plugin(platform: () => OpenCode2Dependencies): V2
         cacheLocation: deps.storeLocation,
         now: deps.now(),
       });
-      if (deps.logger.enabled) deps.logger.line(`plugin opencode2: ${explanation.message}`);
+      if (deps.logger.enabled) {
+        deps.logger.line(`plugin opencode2: ${redactor.redact(explanation.message)}`);
+      }
       await context.integration.transform((draft) => {
         draft.update(CURSOR_PROVIDER_ID, (integration) => {
           integration.name = "Cursor";

@@ -6,6 +6,7 @@
  */
 import { DEFAULT_API_BASE_URL } from "../src/provider/cursor-settings.ts";
 import { DEFAULT_WEBSITE_URL } from "../src/auth/browser-login.ts";
+import { loopbackAllowedByEnv } from "../src/auth/cursor-origin.ts";
 
 /** The provider id the plugin serves. */
 export const CURSOR_PROVIDER_ID = "cursor";
@@ -21,6 +22,8 @@ export interface PluginSettings {
   readonly websiteURL: string;
   /** The `cli-…` client version to send, when configured. */
   readonly clientVersion: string | undefined;
+  /** Plain-http loopback origins (a local emulator) are accepted. */
+  readonly allowLoopback: boolean;
 }
 
 /** Where settings come from, most specific first. */
@@ -35,7 +38,8 @@ export interface SettingsSources {
 
 /**
  * Resolves the settings: provider options, then plugin options, then
- * `CURSOR_API_BASE_URL` / `CURSOR_WEBSITE_URL` / `CURSOR_CLIENT_VERSION`, then defaults.
+ * `CURSOR_API_BASE_URL` / `CURSOR_WEBSITE_URL` / `CURSOR_CLIENT_VERSION` /
+ * `CURSOR_ALLOW_LOOPBACK`, then defaults. The URLs are checked where they are used.
  *
  * @param sources The option sources.
  * @returns The settings.
@@ -60,7 +64,16 @@ export function resolvePluginSettings(sources: SettingsSources): PluginSettings 
     apiBaseURL: trimSlash(pick("apiBaseURL", "CURSOR_API_BASE_URL") ?? DEFAULT_API_BASE_URL),
     websiteURL: trimSlash(pick("websiteURL", "CURSOR_WEBSITE_URL") ?? DEFAULT_WEBSITE_URL),
     clientVersion: pick("clientVersion", "CURSOR_CLIENT_VERSION"),
+    allowLoopback: pickFlag(sources, "allowLoopback") ??
+      loopbackAllowedByEnv(sources.env.CURSOR_ALLOW_LOOPBACK),
   };
+}
+
+function pickFlag(sources: SettingsSources, key: string): boolean | undefined {
+  for (const value of [sources.providerOptions?.[key], sources.pluginOptions?.[key]]) {
+    if (typeof value === "boolean") return value;
+  }
+  return undefined;
 }
 
 function trimSlash(url: string): string {

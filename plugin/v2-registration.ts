@@ -12,7 +12,12 @@ import { checkModelSelection } from "../src/catalog/variant-selection.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
 import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
-import { type CursorCredentials, parseStoredCredentials, tokenSourceFor } from "./credentials.ts";
+import {
+  accessTokenGetter,
+  type CursorCredentials,
+  parseStoredCredentials,
+  tokenSourceFor,
+} from "./credentials.ts";
 import { cursorOptionsFrom, withCursorOptions } from "./cursor-options-model.ts";
 import { CURSOR_PROVIDER_ID, resolvePluginSettings } from "./settings.ts";
 import type {
@@ -126,11 +131,20 @@ export async function registerAisdk(
   deps: V2Dependencies,
 ): Promise<void> {
   const sources = new Map<string, TokenSource>();
-  const sourceFor = (credentials: CursorCredentials, apiBaseURL: string): TokenSource => {
-    const key = `${apiBaseURL}\u0000${JSON.stringify(credentials)}`;
+  const sourceFor = (
+    credentials: CursorCredentials,
+    apiBaseURL: string,
+    allowLoopback: boolean,
+  ): TokenSource => {
+    const key = `${apiBaseURL}\u0000${allowLoopback}\u0000${JSON.stringify(credentials)}`;
     let source = sources.get(key);
     if (source === undefined) {
-      source = tokenSourceFor(credentials, { apiBaseURL, fetch: deps.fetch, now: deps.now });
+      source = tokenSourceFor(credentials, {
+        apiBaseURL,
+        allowLoopback,
+        fetch: deps.fetch,
+        now: deps.now,
+      });
       sources.set(key, source);
     }
     return source;
@@ -139,17 +153,21 @@ export async function registerAisdk(
   await context.aisdk.sdk(async (input: V2SdkInputLike) => {
     if (!isCursorModel(input, deps.providerEntry)) return;
     const settings = providerSettingsFrom(input.options);
-    const apiBaseURL = settings.apiBaseURL ??
-      resolvePluginSettings({ pluginOptions: context.options, env: deps.env }).apiBaseURL;
+    const pluginSettings = resolvePluginSettings({ pluginOptions: context.options, env: deps.env });
+    const apiBaseURL = settings.apiBaseURL ?? pluginSettings.apiBaseURL;
+    const allowLoopback = settings.allowLoopback ?? pluginSettings.allowLoopback;
     const credentials = settings.accessToken === undefined
       ? await credentialsFromIntegration(context.integration)
       : undefined;
-    const tokens = credentials === undefined ? undefined : sourceFor(credentials, apiBaseURL);
+    const tokens = credentials === undefined
+      ? undefined
+      : sourceFor(credentials, apiBaseURL, allowLoopback);
     input.sdk = deps.createProvider({
       ...settings,
       apiBaseURL,
+      allowLoopback,
       name: input.model.providerID,
-      ...(tokens === undefined ? {} : { accessToken: () => tokens.accessToken() }),
+      ...(tokens === undefined ? {} : { accessToken: accessTokenGetter(tokens) }),
     });
     line(
       `sdk for ${input.model.providerID}/${input.model.id} credentials=${

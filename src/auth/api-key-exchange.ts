@@ -5,6 +5,8 @@
  */
 import { CursorError } from "../core/cursor-error.ts";
 import { errorFromResponse } from "../transport/http-error.ts";
+import { normalizeApiKey } from "./api-key.ts";
+import { validateCursorOrigin } from "./cursor-origin.ts";
 
 /** Tokens returned by Cursor's auth endpoints. */
 export interface CursorTokens {
@@ -15,21 +17,27 @@ export interface CursorTokens {
 /**
  * Exchanges an API key.
  *
- * @param apiKey A key starting with `crsr_`.
- * @param options API base URL, fetch, deadline.
+ * @param key A key starting with `crsr_` (surrounding whitespace is trimmed).
+ * @param options API base URL (https, or loopback http with `allowLoopback`), fetch, deadline.
  * @returns The tokens.
- * @throws {CursorError} `unauthenticated` when the key is rejected, `network`/`timeout` on failures.
+ * @throws {CursorError} `config` for a malformed key or a non-https API URL (nothing is
+ *   sent then), `unauthenticated` when the key is rejected, `network`/`timeout` on failures.
  */
 export async function exchangeApiKey(
-  apiKey: string,
-  options: { apiBaseURL: string; fetch: typeof fetch; timeoutMs?: number; signal?: AbortSignal },
+  key: string,
+  options: {
+    apiBaseURL: string;
+    fetch: typeof fetch;
+    allowLoopback?: boolean | undefined;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+  },
 ): Promise<CursorTokens> {
-  if (!apiKey.startsWith("crsr_")) {
-    throw new CursorError("config", 'Invalid Cursor API key: it must start with "crsr_"');
-  }
+  const apiKey = normalizeApiKey(key);
+  const base = validateCursorOrigin(options.apiBaseURL, { allowLoopback: options.allowLoopback });
   let response: Response;
   try {
-    response = await options.fetch(`${options.apiBaseURL}/auth/exchange_user_api_key`, {
+    response = await options.fetch(`${base}/auth/exchange_user_api_key`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ apiKey }),

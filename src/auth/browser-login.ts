@@ -7,6 +7,7 @@
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { CursorError } from "../core/cursor-error.ts";
 import { type CursorTokens, parseTokens } from "./api-key-exchange.ts";
+import { validateCursorOrigin } from "./cursor-origin.ts";
 
 /** Cursor's website, where the login page lives. */
 export const DEFAULT_WEBSITE_URL = "https://cursor.com";
@@ -27,6 +28,8 @@ export interface BrowserLogin {
 export interface StartBrowserLoginOptions {
   /** Cursor's website origin; default {@link DEFAULT_WEBSITE_URL}. */
   readonly websiteURL?: string | undefined;
+  /** Accept a plain-http loopback website (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   /** Random bytes; default WebCrypto. */
   readonly randomBytes?: ((length: number) => Uint8Array) | undefined;
   /** UUID generator; default `crypto.randomUUID`. */
@@ -38,6 +41,8 @@ export interface StartBrowserLoginOptions {
  *
  * @param options Website origin and (for tests) random sources.
  * @returns The verifier, challenge, login id and URL.
+ * @throws {CursorError} `config` for a website URL that is not https (loopback http
+ *   only with `allowLoopback`).
  *
  * @example
  * ```ts
@@ -57,7 +62,11 @@ export async function startBrowserLogin(
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   const challenge = base64Encode(new Uint8Array(digest), "url");
   const uuid = (options.generateId ?? (() => crypto.randomUUID()))();
-  const url = new URL("/loginDeepControl", trimSlash(options.websiteURL ?? DEFAULT_WEBSITE_URL));
+  const website = validateCursorOrigin(options.websiteURL ?? DEFAULT_WEBSITE_URL, {
+    allowLoopback: options.allowLoopback,
+    what: "Cursor website URL",
+  });
+  const url = new URL("/loginDeepControl", website);
   url.searchParams.set("challenge", challenge);
   url.searchParams.set("uuid", uuid);
   url.searchParams.set("mode", "login");
@@ -94,6 +103,8 @@ export function pollDelayMs(attempt: number): number {
 export interface PollBrowserLoginOptions {
   /** Cursor's API origin (`https://api2.cursor.sh`). */
   readonly apiBaseURL: string;
+  /** Accept a plain-http loopback API origin (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   readonly fetch: typeof fetch;
   /** Waits between attempts; default a timer (abortable). */
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
@@ -111,7 +122,8 @@ export interface PollBrowserLoginOptions {
  * @param login The started sign-in (its uuid and verifier are used).
  * @param options API origin, fetch, timing.
  * @returns The access and refresh tokens.
- * @throws {CursorError} `timeout` when nobody approved in time; `permission_denied` when
+ * @throws {CursorError} `config` for a non-https API URL (nothing is sent); `timeout`
+ *   when nobody approved in time; `permission_denied` when
  *   Cursor refused the sign-in; `network`/`server` after three failed polls in a row;
  *   `canceled` when the signal aborts.
  */
@@ -121,7 +133,8 @@ export async function pollBrowserLogin(
 ): Promise<CursorTokens> {
   const sleep = options.sleep ?? abortableSleep;
   const maxAttempts = options.maxAttempts ?? MAX_POLL_ATTEMPTS;
-  const url = new URL("/auth/poll", trimSlash(options.apiBaseURL));
+  const base = validateCursorOrigin(options.apiBaseURL, { allowLoopback: options.allowLoopback });
+  const url = new URL(`${base}/auth/poll`);
   url.searchParams.set("uuid", login.uuid);
   url.searchParams.set("verifier", login.verifier);
   let consecutiveErrors = 0;
@@ -245,8 +258,4 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-function trimSlash(url: string): string {
-  return url.trim().replace(/\/+$/, "");
 }

@@ -9,6 +9,7 @@
  */
 import { CursorError } from "../core/cursor-error.ts";
 import { type CursorTokens, parseTokens } from "./api-key-exchange.ts";
+import { validateCursorOrigin } from "./cursor-origin.ts";
 
 /** The client id Cursor's IDE sends to `/oauth/token`. */
 export const CURSOR_OAUTH_CLIENT_ID = "KbZUR41cY7W6zRSdpSUJ7I7mLYBKOCmB";
@@ -25,7 +26,10 @@ export const REFRESH_ORDER: readonly RefreshVariantName[] = [
 
 /** Options for {@link refreshSession}. */
 export interface RefreshOptions {
+  /** Cursor's API origin: https, or loopback http with `allowLoopback`. */
   readonly apiBaseURL: string;
+  /** Accept a plain-http loopback API origin (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   readonly fetch: typeof fetch;
   /** Deadline of each request; default 5 s. */
   readonly timeoutMs?: number | undefined;
@@ -50,7 +54,8 @@ type Attempt =
  * @param refreshToken The refresh token of the sign-in.
  * @param options API origin, fetch, deadline.
  * @returns New tokens (the old refresh token is kept when the answer has none).
- * @throws {CursorError} `unauthenticated` when Cursor ended the session (sign in again);
+ * @throws {CursorError} `config` for a non-https API URL (nothing is sent);
+ *   `unauthenticated` when Cursor ended the session (sign in again);
  *   a retryable `network`/`unavailable` error when no shape could be tried to the end.
  *
  * @example
@@ -67,10 +72,11 @@ export async function refreshSession(
   refreshToken: string,
   options: RefreshOptions,
 ): Promise<RefreshedTokens> {
+  const base = validateCursorOrigin(options.apiBaseURL, { allowLoopback: options.allowLoopback });
   const failures: CursorError[] = [];
   let transient = false;
   for (const variant of options.order ?? REFRESH_ORDER) {
-    const attempt = await tryVariant(variant, refreshToken, options);
+    const attempt = await tryVariant(variant, refreshToken, base, options);
     if (attempt.kind === "ok") {
       return {
         accessToken: attempt.tokens.accessToken,
@@ -118,9 +124,9 @@ export function sessionEnded(status?: number): CursorError {
 async function tryVariant(
   variant: RefreshVariantName,
   refreshToken: string,
+  base: string,
   options: RefreshOptions,
 ): Promise<Attempt> {
-  const base = options.apiBaseURL.trim().replace(/\/+$/, "");
   const request = requestFor(variant, refreshToken);
   let response: Response;
   try {

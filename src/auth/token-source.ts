@@ -7,7 +7,9 @@
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
+import { normalizeApiKey } from "./api-key.ts";
 import { exchangeApiKey } from "./api-key-exchange.ts";
+import type { CredentialRedactor } from "./credential-redactor.ts";
 import { jwtExpiryMs, shouldRenew } from "./jwt.ts";
 import { refreshSession } from "./refresh.ts";
 
@@ -20,6 +22,24 @@ export interface TokenSource {
    * rejected it). Absent when the source cannot renew (a fixed token or a getter).
    */
   renew?(signal?: AbortSignal): Promise<string>;
+  /**
+   * Cursor refused `token`: returns a token to retry with, renewing at most once for
+   * that token (a second caller with the same refused token gets the renewed one).
+   * Absent when the source cannot renew.
+   *
+   * @throws {CursorError} `unauthenticated` when the renewal itself was refused.
+   */
+  rejected?(token: string, signal?: AbortSignal): Promise<string>;
+}
+
+/**
+ * An access-token getter. A host that can renew (the OpenCode plugin holds the stored
+ * login) adds `rejected`, with the meaning of {@link TokenSource.rejected}, so a token
+ * Cursor refuses is replaced once instead of ending the call.
+ */
+export interface AccessTokenGetter {
+  (): string | Promise<string>;
+  rejected?: ((token: string, signal?: AbortSignal) => Promise<string>) | undefined;
 }
 
 /** Credentials after a renewal, for the host to store. */
@@ -35,14 +55,19 @@ export interface RenewedCredentials {
 /** How the token source is configured. */
 export interface TokenSourceOptions {
   readonly apiKey?: string | undefined;
-  readonly accessToken?: string | (() => string | Promise<string>) | undefined;
+  readonly accessToken?: string | AccessTokenGetter | undefined;
   /** With a string `accessToken`: the refresh token that renews it. */
   readonly refreshToken?: string | undefined;
   /** Expiry of the given `accessToken` when the token itself does not say (epoch ms). */
   readonly expiresAt?: number | undefined;
+  /** Cursor's API origin: https, or loopback http with `allowLoopback`. */
   readonly apiBaseURL: string;
+  /** Accept a plain-http loopback API origin (a local emulator). */
+  readonly allowLoopback?: boolean | undefined;
   readonly fetch: typeof fetch;
   readonly now: () => number;
+  /** Learns every credential value the source holds or obtains, to keep them out of logs and errors. */
+  readonly redactor?: CredentialRedactor | undefined;
   /** Called after every renewal or exchange; failures are ignored (storing is best effort). */
   readonly onRenewed?: ((credentials: RenewedCredentials) => void | Promise<void>) | undefined;
 }
@@ -51,9 +76,10 @@ export interface TokenSourceOptions {
  * Creates a token source from provider settings.
  *
  * @param options The API key or token (or getter), refresh token, API base URL, fetch and clock.
- * @returns A {@link TokenSource}.
- * @throws {CursorError} `unauthenticated` (at call time) when no credential is configured
- *   or Cursor ended the session.
+ * @returns A {@link TokenSource}. The API key is only ever sent to the exchange
+ *   endpoint; requests carry the exchanged access token.
+ * @throws {CursorError} at call time: `config` for a malformed API key (nothing is sent),
+ *   `unauthenticated` when no credential is configured or Cursor ended the session.
  *
  * @example
  * ```ts
@@ -64,14 +90,25 @@ export interface TokenSourceOptions {
  * ```
  */
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
-  const { accessToken, apiKey, refreshToken } = options;
-  if (typeof accessToken === "function") return getterSource(accessToken);
-  if (apiKey !== undefined && apiKey.startsWith("crsr_")) {
+  const { accessToken, refreshToken, redactor } = options;
+  redactor?.remember(options.apiKey);
+  if (typeof accessToken === "string") redactor?.remember(accessToken);
+  redactor?.remember(refreshToken);
+  if (typeof accessToken === "function") return getterSource(accessToken, redactor);
+  const transport = {
+    apiBaseURL: options.apiBaseURL,
+    allowLoopback: options.allowLoopback,
+    fetch: options.fetch,
+  };
+  if (options.apiKey !== undefined && options.apiKey.trim() !== "") {
+    let apiKey: string;
+    try {
+      apiKey = normalizeApiKey(options.apiKey);
+    } catch (error) {
+      return { accessToken: () => Promise.reject(error) };
+    }
     return renewingSource(options, async () => {
-      const tokens = await exchangeApiKey(apiKey, {
-        apiBaseURL: options.apiBaseURL,
-        fetch: options.fetch,
-      });
+      const tokens = await exchangeApiKey(apiKey, transport);
       return { ...tokens, via: "api-key" as const };
     });
   }
@@ -81,15 +118,11 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
     }
     let latestRefresh = refreshToken;
     return renewingSource(options, async () => {
-      const tokens = await refreshSession(latestRefresh, {
-        apiBaseURL: options.apiBaseURL,
-        fetch: options.fetch,
-      });
+      const tokens = await refreshSession(latestRefresh, transport);
       latestRefresh = tokens.refreshToken;
       return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, via: "refresh" };
     });
   }
-  if (apiKey !== undefined && apiKey !== "") return { accessToken: () => Promise.resolve(apiKey) };
   return {
     accessToken: () =>
       Promise.reject(
@@ -101,14 +134,28 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
   };
 }
 
-function getterSource(getter: () => string | Promise<string>): TokenSource {
-  return {
+function getterSource(
+  getter: AccessTokenGetter,
+  redactor: CredentialRedactor | undefined,
+): TokenSource {
+  const source: TokenSource = {
     async accessToken() {
       const token = await getter();
       if (!token) {
         throw new CursorError("unauthenticated", "The access token getter returned no token");
       }
+      redactor?.remember(token);
       return token;
+    },
+  };
+  const rejected = getter.rejected;
+  if (rejected === undefined) return source;
+  return {
+    ...source,
+    async rejected(token, signal) {
+      const fresh = await rejected(token, signal);
+      redactor?.remember(fresh);
+      return fresh;
     },
   };
 }
@@ -128,6 +175,8 @@ function renewingSource(options: TokenSourceOptions, obtain: () => Promise<Renew
   const renew = (): Promise<string> => {
     pending ??= obtain()
       .then(async (tokens) => {
+        options.redactor?.remember(tokens.accessToken);
+        options.redactor?.remember(tokens.refreshToken);
         current = tokens.accessToken;
         fallbackExpiry = undefined;
         await notify(options, {
@@ -159,6 +208,11 @@ function renewingSource(options: TokenSourceOptions, obtain: () => Promise<Renew
       }
     },
     renew: () => renew(),
+    async rejected(token) {
+      if (current !== undefined && current !== token) return current;
+      if (pending !== undefined) return await pending;
+      return await renew();
+    },
   };
 }
 

@@ -85,7 +85,9 @@ export class EnvelopeDecoder {
    * Adds a chunk and returns every envelope it completes.
    *
    * @param chunk Bytes as they arrived.
-   * @returns The envelopes completed by this chunk, in order.
+   * @returns The envelopes completed by this chunk, in order. When a malformed header
+   *   follows whole envelopes in the same chunk, those are returned and the next call
+   *   throws.
    * @throws {CursorError} `protocol` for reserved flag bits or a length over the limit;
    *   every later call throws the same error.
    */
@@ -97,7 +99,13 @@ export class EnvelopeDecoder {
     }
     const out: Envelope[] = [];
     for (;;) {
-      const envelope = this.#next();
+      let envelope: Envelope | undefined;
+      try {
+        envelope = this.#next();
+      } catch (error) {
+        if (out.length === 0) throw error;
+        return out; // keep the whole envelopes before the bad one; the next call throws
+      }
       if (envelope === undefined) return out;
       out.push(envelope);
     }

@@ -18,6 +18,8 @@ export interface CursorEnvironment {
   readonly CURSOR_CLIENT_VERSION?: string | undefined;
   /** The agent origin, used when settings give none (skips `GetServerConfig`). */
   readonly CURSOR_AGENT_BASE_URL?: string | undefined;
+  /** `1` or `true`: accept `http://` loopback origins when settings do not say. */
+  readonly CURSOR_ALLOW_LOOPBACK?: string | undefined;
   /** Any other variable (the debug log and the CLI backend read more). */
   readonly [name: string]: string | undefined;
 }
@@ -32,7 +34,7 @@ export interface CursorProviderSettings {
   readonly apiBaseURL?: string | undefined;
   /** The agent origin; default: resolved through `GetServerConfig` once per provider. */
   readonly agentBaseURL?: string | undefined;
-  /** Accept `http://` loopback origins (a local emulator). Off by default. */
+  /** Accept `http://` loopback origins (a local emulator); default `CURSOR_ALLOW_LOOPBACK` (`1`/`true`), else off. */
   readonly allowLoopback?: boolean | undefined;
   /** The fetch to use; default the global one. */
   readonly fetch?: typeof fetch | undefined;

@@ -68,7 +68,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
    */
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const context = this.#backend.errorContext(this.modelId);
-    const convert = boundary(context, options.abortSignal);
+    const convert = boundary(this.#backend, context, options.abortSignal);
     let call: CallArgs;
     let turn: BackendTurn;
     try {
@@ -77,7 +77,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
     } catch (error) {
       throw convert(error);
     }
-    const streamBoundary = boundary({
+    const streamBoundary = boundary(this.#backend, {
       ...context,
       ...(turn.requestBody === undefined ? {} : { requestBodyValues: turn.requestBody }),
     }, options.abortSignal);
@@ -101,17 +101,23 @@ export class CursorLanguageModel implements LanguageModelV3 {
     try {
       return await foldStreamResult(result);
     } catch (error) {
-      throw boundary(this.#backend.errorContext(this.modelId), options.abortSignal)(error);
+      throw boundary(this.#backend, this.#backend.errorContext(this.modelId), options.abortSignal)(
+        error,
+      );
     }
   }
 }
 
 /** The error boundary of one call: what failed becomes what the AI SDK expects. */
 function boundary(
+  backend: TurnBackend,
   context: ApiCallContext,
   signal: AbortSignal | undefined,
 ): (error: unknown) => Error {
-  return (error) => toProviderError(error, context, { aborted: signal?.aborted === true });
+  return (error) => {
+    const converted = toProviderError(error, context, { aborted: signal?.aborted === true });
+    return backend.reportFailure ? backend.reportFailure(converted) : converted;
+  };
 }
 
 /**

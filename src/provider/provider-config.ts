@@ -9,6 +9,8 @@ import { sha256Hex } from "../core/bytes.ts";
 import { CursorError } from "../core/cursor-error.ts";
 import { type DebugLogger, silentLogger } from "../core/logger.ts";
 import { createTokenSource, type TokenSource } from "../auth/token-source.ts";
+import { loopbackAllowedByEnv, validateCursorOrigin } from "../auth/cursor-origin.ts";
+import { createCredentialRedactor, type CredentialRedactor } from "../auth/credential-redactor.ts";
 import { validateAgentOrigin } from "../protocol/agent-host.ts";
 import { baseHeaders, resolveClientVersion } from "../protocol/headers.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
@@ -45,6 +47,8 @@ export interface ProviderConfig {
   readonly apiBaseURL: string;
   readonly fetch: typeof fetch;
   readonly logger: DebugLogger;
+  /** Removes every credential this provider sent from log lines and error chains. */
+  readonly redactor: CredentialRedactor;
   readonly transport: AgentTransport;
   readonly blobs: BlobStore;
   readonly workspace: WorkspaceFacts;
@@ -66,31 +70,37 @@ export interface ProviderConfig {
  * @param settings The user's settings.
  * @param adapters Runtime pieces from the platform entry.
  * @returns The shared configuration.
- * @throws {CursorError} `config` for an invalid agent URL or an unavailable transport.
+ * @throws {CursorError} `config` for an invalid agent or API URL (https, or loopback http
+ *   with `allowLoopback` / `CURSOR_ALLOW_LOOPBACK=1`) or an unavailable transport.
  */
 export function resolveProviderConfig(
   settings: CursorProviderSettings,
   adapters: ProviderAdapters = {},
 ): ProviderConfig {
   const env = settings.env ?? {};
-  const fetchImpl = settings.fetch ?? globalThis.fetch.bind(globalThis);
-  const apiBaseURL = trimSlash(
+  const plainFetch = settings.fetch ?? globalThis.fetch.bind(globalThis);
+  const allowLoopback = settings.allowLoopback ?? loopbackAllowedByEnv(env.CURSOR_ALLOW_LOOPBACK);
+  const apiBaseURL = validateCursorOrigin(
     settings.apiBaseURL ?? env.CURSOR_API_BASE_URL ?? DEFAULT_API_BASE_URL,
+    { allowLoopback },
   );
-  const allowLoopback = settings.allowLoopback ?? false;
   const now = settings.now ?? Date.now;
   const generateId = settings.generateId ?? (() => crypto.randomUUID());
   const explicitAgent = settings.agentBaseURL ?? env.CURSOR_AGENT_BASE_URL;
   const fixedAgent = explicitAgent === undefined
     ? undefined
     : validateAgentOrigin(explicitAgent, { allowLoopback });
+  const redactor = createCredentialRedactor();
   const tokens: TokenSource = createTokenSource({
     apiKey: settings.apiKey ?? env.CURSOR_API_KEY,
     accessToken: settings.accessToken,
     apiBaseURL,
-    fetch: fetchImpl,
+    allowLoopback,
+    fetch: plainFetch,
     now,
+    redactor,
   });
+  const fetchImpl = retryingRefusedToken(plainFetch, tokens);
   const machineId = memo(() =>
     resolveMachineId(settings.machineId, adapters.machineId, generateId)
   );
@@ -101,12 +111,16 @@ export function resolveProviderConfig(
     return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
   });
   let agentOrigin: Promise<string> | undefined;
-  const logger = settings.debug ?? adapters.debugLogger?.() ?? silentLogger;
+  const logger = redactingLogger(
+    settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
+    redactor,
+  );
   return {
     providerName: settings.name ?? "cursor",
     apiBaseURL,
     fetch: fetchImpl,
     logger,
+    redactor,
     transport: resolveTransport(settings, adapters, fetchImpl),
     blobs: createMemoryBlobStore(),
     workspace: { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace },
@@ -224,6 +238,35 @@ function memo<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-function trimSlash(url: string): string {
-  return url.trim().replace(/\/+$/, "");
+function redactingLogger(logger: DebugLogger, redactor: CredentialRedactor): DebugLogger {
+  if (!logger.enabled) return logger;
+  return { enabled: true, line: (text) => logger.line(redactor.redact(text)) };
+}
+
+/**
+ * A fetch that answers Cursor's 401 for a refused access token by asking the token
+ * source for another one (a re-exchange of the API key or a refresh, once per refused
+ * token) and sending the same request again once. A source that cannot renew, or a
+ * renewal that fails, leaves the 401 as it was.
+ */
+function retryingRefusedToken(fetchImpl: typeof fetch, tokens: TokenSource): typeof fetch {
+  const rejected = tokens.rejected?.bind(tokens);
+  if (rejected === undefined) return fetchImpl;
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (response.status !== 401) return response;
+    const headers = new Headers(init?.headers);
+    const sent = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
+    if (sent === undefined) return response;
+    let fresh: string;
+    try {
+      fresh = await rejected(sent, init?.signal ?? undefined);
+    } catch {
+      return response;
+    }
+    if (fresh === sent) return response;
+    await response.body?.cancel().catch(() => {});
+    headers.set("authorization", `Bearer ${fresh}`);
+    return await fetchImpl(input, { ...init, headers });
+  };
 }

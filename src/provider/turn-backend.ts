@@ -42,6 +42,14 @@ export interface TurnBackend {
    */
   errorContext(modelId: string): ApiCallContext;
   /**
+   * Called once with every error the call surfaces, after conversion: removes
+   * credential values this backend has sent, and may log the failure. Returns the
+   * error to surface.
+   *
+   * @param error The converted error.
+   */
+  reportFailure?(error: Error): Error;
+  /**
    * Starts one call. Rejects only when nothing could be started; later failures end
    * the stream with an `error` part.
    *

@@ -79,6 +79,7 @@ export async function* readFrames(
           : envelope.data;
         yield { kind: "message", bytes };
       }
+      decoder.push(new Uint8Array(0)); // a malformed envelope after those frames throws now
     }
     decoder.finish();
   } finally {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { jwtExpiryMs, shouldRenew } from "../../src/auth/jwt.ts";
 import { createTokenSource, type RenewedCredentials } from "../../src/auth/token-source.ts";
 import { CursorError } from "../../src/core/cursor-error.ts";
+import { createCredentialRedactor } from "../../src/auth/credential-redactor.ts";
 import {
   EMULATOR_ORIGIN,
   emulatorWithFetch,
@@ -172,6 +173,58 @@ describe("createTokenSource", () => {
       assert.ok(renewed);
       assert.notEqual(renewed, session.accessToken);
       assert.equal(await source.accessToken(), renewed);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("replaces a refused token with one re-exchange, shared by every caller that saw it", async () => {
+    const { emulator, fetch, requests } = await emulatorWithFetch();
+    try {
+      const redactor = createCredentialRedactor();
+      const source = createTokenSource({
+        apiKey: "crsr_testkey123",
+        apiBaseURL: EMULATOR_ORIGIN,
+        fetch,
+        now: Date.now,
+        redactor,
+      });
+      const refused = await source.accessToken();
+      const [a, b] = await Promise.all([source.rejected?.(refused), source.rejected?.(refused)]);
+      assert.ok(a !== undefined && a !== refused);
+      assert.equal(b, a);
+      assert.equal(await source.rejected?.(refused), a, "a late caller gets the new token");
+      assert.equal(requests.length, 2, "one exchange at start, one after the refusal");
+      assert.equal(redactor.redact(`${refused} ${a}`), "[redacted] [redacted]");
+      assert.equal(redactor.redact("crsr_testkey123"), "[redacted]");
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("never sends a malformed API key, nor uses it as a bearer token", async () => {
+    const { emulator, fetch, requests } = await emulatorWithFetch();
+    try {
+      for (const apiKey of ["crsr_test\nkey123", "not-a-cursor-key-123"]) {
+        const source = createTokenSource({
+          apiKey,
+          apiBaseURL: EMULATOR_ORIGIN,
+          fetch,
+          now: Date.now,
+        });
+        await assert.rejects(
+          source.accessToken(),
+          (error: unknown) => error instanceof CursorError && error.code === "config",
+        );
+      }
+      assert.deepEqual(requests, []);
+      const padded = createTokenSource({
+        apiKey: "\t crsr_testkey123 \n",
+        apiBaseURL: EMULATOR_ORIGIN,
+        fetch,
+        now: Date.now,
+      });
+      assert.match(await padded.accessToken(), /^eyJ/);
     } finally {
       await emulator.close();
     }

@@ -281,7 +281,7 @@ describe("classic plugin: sign-in methods", () => {
     await withHarness({}, async (harness) => {
       await configured(harness);
       const authorization = await methods(harness).browser.authorize();
-      assert.match(authorization.url, /^http:\/\/emulator\.test\/loginDeepControl\?challenge=/);
+      assert.match(authorization.url, /^https:\/\/emulator\.test\/loginDeepControl\?challenge=/);
       assert.deepEqual(harness.opened, [authorization.url]);
       assert.match(authorization.instructions, /browser window that opened/);
       assert.equal(authorization.method, "auto");

@@ -1,13 +1,14 @@
 /**
  * The debug log's file sink: the announcement on stderr, a process header on a fresh
  * file, `reinit=append` when a second logger opens the same file, and truncation with
- * `debug: size-cap truncate` once the file reaches the size cap. Never throws: a
- * logging failure must not break a model call.
+ * `debug: size-cap truncate` once the file reaches the size cap. The file is owner-only
+ * (0600) however often it is re-created; each line is one append, and the cap is checked
+ * against the file on disk, so processes sharing one log keep it bounded and whole-lined.
+ * Never throws: a logging failure must not break a model call.
  *
  * @module
  */
-import { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
 import type { DebugLogger } from "../../core/logger.ts";
@@ -17,7 +18,7 @@ import {
   type DebugLogEnvironment,
   resolveDebugLogSettings,
 } from "../../core/debug-settings.ts";
-
+import { appendPrivateLine } from "./private-file.ts";
 /** Options for {@link createFileDebugLogger}. */
 export interface FileDebugLoggerOptions {
   /** Environment values; defaults to `process.env`. */
@@ -60,39 +61,32 @@ export function createFileDebugLogger(options: FileDebugLoggerOptions = {}): Deb
   const now = options.now ?? (() => new Date());
   const announce = options.announce ?? ((line: string) => process.stderr.write(`${line}\n`));
   announce(`[cursor-provider] CURSOR_PROVIDER_DEBUG logging to ${path}`);
-  let size = openLogFile(path, now(), options.version ?? "unknown");
+  const append = (line: string) =>
+    appendPrivateLine(path, line, {
+      capBytes: cap,
+      truncateNotice: (previousBytes) =>
+        `${now().toISOString()} debug: size-cap truncate previousBytes=${previousBytes} capBytes=${cap}\n`,
+    });
+  try {
+    const reinit = fileSize(path) > 0 ? " reinit=append" : "";
+    append(
+      `${now().toISOString()} debug: process header pid=${process.pid} runtime=${runtimeName()} version=${
+        options.version ?? "unknown"
+      }${reinit}\n`,
+    );
+  } catch {
+    // The log stays best effort: lines are tried again one by one.
+  }
   return {
     enabled: true,
     line(text: string) {
-      const entry = `${now().toISOString()} ${redactSecrets(text)}\n`;
       try {
-        if (size >= cap) {
-          const notice =
-            `${now().toISOString()} debug: size-cap truncate previousBytes=${size} capBytes=${cap}\n`;
-          writeFileSync(path, notice);
-          size = byteLength(notice);
-        }
-        appendFileSync(path, entry);
-        size += byteLength(entry);
+        append(`${now().toISOString()} ${redactSecrets(text)}\n`);
       } catch {
         // A failing log must never fail the model call.
       }
     },
   };
-}
-
-function openLogFile(path: string, at: Date, version: string): number {
-  try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const existing = fileSize(path);
-    const reinit = existing > 0 ? " reinit=append" : "";
-    const header =
-      `${at.toISOString()} debug: process header pid=${process.pid} runtime=${runtimeName()} version=${version}${reinit}\n`;
-    appendFileSync(path, header, { mode: 0o600 });
-    return existing + byteLength(header);
-  } catch {
-    return 0;
-  }
 }
 
 function fileSize(path: string): number {
@@ -101,10 +95,6 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
-}
-
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
 }
 
 function runtimeName(): string {

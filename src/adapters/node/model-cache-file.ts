@@ -1,15 +1,15 @@
 /**
  * The model catalogue cache as a file: `cursor-models.json` in OpenCode's cache folder.
- * Writes go to a temporary file first and are renamed into place, so a reader never
- * sees half a document.
+ * Writes go to an owner-only temporary file in the same folder and are renamed into
+ * place, so a reader (or a second writer) never sees half a document.
  *
  * @module
  */
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import process from "node:process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { ModelCacheStore } from "../../catalog/model-cache.ts";
 import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
+import { writePrivateFileAtomic } from "./private-file.ts";
 
 /** The cache file's name. */
 export const MODEL_CACHE_FILE_NAME = "cursor-models.json";
@@ -53,17 +53,7 @@ export function createModelCacheFile(options: ModelCacheFileOptions = {}): Model
         throw error;
       }
     },
-    async write(text) {
-      await mkdir(dirname(path), { recursive: true });
-      const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-      try {
-        await writeFile(temporary, text, { mode: 0o600 });
-        await rename(temporary, path);
-      } catch (error) {
-        await rm(temporary, { force: true }).catch(() => {});
-        throw error;
-      }
-    },
+    write: (text) => writePrivateFileAtomic(path, text),
   };
 }
 

@@ -81,6 +81,19 @@ export class DirectBackend implements TurnBackend {
   }
 
   /**
+   * Removes every credential value this provider has sent from the error (message,
+   * stack, causes) and writes a `call failed:` debug line.
+   *
+   * @param error The converted error.
+   * @returns The same error, redacted.
+   */
+  reportFailure(error: Error): Error {
+    const failure = this.#config.redactor.redactError(error);
+    if (this.#config.logger.enabled) this.#config.logger.line(`call failed: ${failure.message}`);
+    return failure;
+  }
+
+  /**
    * Streams one turn: resumes the held Run when the prompt ends with its tool results,
    * else starts a new Run.
    *

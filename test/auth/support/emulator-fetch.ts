@@ -11,7 +11,7 @@ import {
 } from "../../../src/testing/mod.ts";
 
 /** The origin the in-process emulator pretends to live at. */
-export const EMULATOR_ORIGIN = "http://emulator.test";
+export const EMULATOR_ORIGIN = "https://emulator.test";
 
 /** An emulator with a fetch bound to it and the requests it saw. */
 export interface FetchedEmulator {

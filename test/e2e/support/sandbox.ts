@@ -94,6 +94,8 @@ export async function createSandbox(extraEnv: Record<string, string> = {}): Prom
     OPENCODE_DISABLE_SHARE: "1",
     CURSOR_PROVIDER_DEBUG: "1",
     CURSOR_PROVIDER_DEBUG_FILE: debugLog,
+    // The emulator answers on plain-http loopback; Cursor origins are https-only otherwise.
+    CURSOR_ALLOW_LOOPBACK: "1",
     BROWSER: "none",
     ...extraEnv,
   };
