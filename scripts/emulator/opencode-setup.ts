@@ -58,7 +58,7 @@ export function openCodeSetupLines(inputs: OpenCodeSetupInputs): string[] {
     ...config.split("\n").map((line) => `     ${line}`),
     "  2. In that project's shell:",
     `     export CURSOR_API_BASE_URL=${inputs.url} CURSOR_WEBSITE_URL=${inputs.url}`,
-    "  3. opencode auth login   → Cursor → API key → any key like crsr_emulator_key_1",
+    '  3. opencode auth login   → "cursor" → "Cursor API key" → any key like crsr_emulator_key_1',
     '  4. opencode run --model cursor/claude-4.5-sonnet "Hello"',
     "",
   ];
