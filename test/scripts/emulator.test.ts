@@ -109,6 +109,9 @@ describe("request log", () => {
       new Request("http://x/agent.v1.AgentService/RunSSE", { method: "POST" }),
     );
     await cancelled.body?.cancel();
-    assert.match(formatRequestLine(lines[1]!), / 200 \d+ ms \(closed by the client\)$/);
+    assert.match(
+      formatRequestLine(lines[1] ?? { method: "", path: "", status: "", ms: 0 }),
+      / 200 \d+ ms \(closed by the client\)$/,
+    );
   });
 });

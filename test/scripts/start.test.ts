@@ -119,7 +119,7 @@ describe("npm start", () => {
     const run = start(["--tools"]);
     assert.equal(run.code, 0, run.stderr);
     const toolLines = run.stderr.split("\n").filter((line) =>
-      /^(tool|tools offered|  →)/.test(line)
+      /^(tool|tools offered| {2}→)/.test(line)
     );
     assert.deepEqual(toolLines, [
       "tools offered: read, list, grep, glob, inside <workspace>",
