@@ -122,13 +122,33 @@ export function commandHelp(spec: CommandSpec): string {
   return [
     `Usage: ${spec.invocation} [options]${positional}`,
     "",
-    spec.summary,
+    wrap(spec.summary, 0),
     "",
     "Options:",
-    ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`),
+    ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${wrap(text, width + 2)}`),
     "",
     "Examples:",
-    ...spec.examples.map(([command, meaning]) => `  ${command.padEnd(exampleWidth)}${meaning}`),
-    ...(spec.notes === undefined ? [] : ["", ...spec.notes]),
+    ...spec.examples.map(([command, meaning]) =>
+      `  ${command.padEnd(exampleWidth)}${wrap(meaning, exampleWidth + 2)}`
+    ),
+    ...(spec.notes === undefined ? [] : ["", ...spec.notes.map((note) => wrap(note, 0))]),
   ].join("\n");
+}
+
+/** Help lines stay within this many columns where the words allow. */
+const HELP_WIDTH = 100;
+
+/** Wraps text that starts at column `indent`, continuing lines at the same column. */
+function wrap(text: string, indent: number): string {
+  const room = Math.max(HELP_WIDTH - indent, 30);
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > room) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines.join(`\n${" ".repeat(indent)}`);
 }
