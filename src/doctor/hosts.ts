@@ -18,7 +18,20 @@ import type { ProviderTarget } from "./opencode-config.ts";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-/** The client version the provider sends, and whether an override was ignored. */
+/**
+ * The client version the provider sends, and whether an override was ignored.
+ *
+ * @param env The environment (`CURSOR_CLIENT_VERSION`).
+ * @returns One result.
+ *
+ * @example
+ * ```ts
+ * import { clientVersionCheck } from "./hosts.ts";
+ *
+ * console.assert(clientVersionCheck({ CURSOR_CLIENT_VERSION: "1.0" }).status === "warn");
+ * console.assert(clientVersionCheck({}).status === "ok");
+ * ```
+ */
 export function clientVersionCheck(env: Readonly<Record<string, string | undefined>>): CheckResult {
   const explicit = env.CURSOR_CLIENT_VERSION?.trim();
   if (explicit && !isValidClientVersion(explicit)) {

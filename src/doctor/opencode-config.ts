@@ -22,7 +22,20 @@ export interface OpenCodeConfigFile {
   readonly error?: string;
 }
 
-/** Removes `//` and `/* *\/` comments and trailing commas outside strings. */
+/**
+ * Removes `//` and `/* *\/` comments and trailing commas outside strings.
+ *
+ * @param text JSON with comments.
+ * @returns Plain JSON text.
+ *
+ * @example
+ * ```ts
+ * import { stripJsonComments } from "./opencode-config.ts";
+ *
+ * const text = stripJsonComments('{ "a": "x//y", // note\n "b": [1,], }');
+ * console.assert(JSON.parse(text).a === "x//y");
+ * ```
+ */
 export function stripJsonComments(text: string): string {
   let out = "";
   for (let i = 0; i < text.length; i++) {
@@ -109,6 +122,15 @@ export interface ProviderTarget {
  * @param env The environment.
  * @param files The config files, in precedence order (later wins).
  * @returns The target.
+ *
+ * @example
+ * ```ts
+ * import { providerTarget } from "./opencode-config.ts";
+ *
+ * const config = { provider: { cursor: { options: { apiBaseURL: "http://127.0.0.1:9", allowLoopback: true } } } };
+ * const target = providerTarget({}, [{ path: "/p/opencode.json", config }]);
+ * console.assert(target.apiBaseURL === "http://127.0.0.1:9" && target.allowLoopback);
+ * ```
  */
 export function providerTarget(
   env: Readonly<Record<string, string | undefined>>,

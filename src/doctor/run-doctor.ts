@@ -72,6 +72,17 @@ const LABELS: Readonly<Record<CheckStatus, string>> = {
  *
  * @param report The report.
  * @returns The text.
+ *
+ * @example
+ * ```ts
+ * import { formatDoctorText } from "./run-doctor.ts";
+ *
+ * const text = formatDoctorText({
+ *   ok: false,
+ *   checks: [{ id: "models.cache", title: "Model cache", status: "fail", detail: "Corrupt", fix: "rm cache.json" }],
+ * });
+ * console.assert(text.includes("FAIL  Model cache: Corrupt\n      fix: rm cache.json"));
+ * ```
  */
 export function formatDoctorText(report: DoctorReport): string {
   const lines = ["ai-sdk-provider-cursor doctor", ""];
