@@ -112,6 +112,10 @@ const emulator = apiKey ? undefined : await startCursorEmulator();
 const workspace: HostWorkspace | undefined = toolAccess === undefined
   ? undefined
   : await createHostWorkspace(toolAccess);
+Deno.addSignalListener("SIGINT", async () => {
+  await workspace?.remove();
+  Deno.exit(130);
+});
 try {
   const apiBaseURL = emulator?.url ?? process.env.CURSOR_API_BASE_URL ?? CURSOR_API;
   if (values.models) {
