@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -189,16 +190,13 @@ function bashTool(root: string): Tool {
       },
       required: ["command"],
     }),
-    execute: async ({ command, workdir, timeout }) => {
-      const child = new Deno.Command("sh", {
-        args: ["-c", command],
-        cwd: insideWorkspace(root, workdir),
-        stdin: "null",
-        signal: AbortSignal.timeout(timeout ?? 30_000),
-      });
-      const { stdout, stderr } = await child.output();
-      const decoder = new TextDecoder();
-      return decoder.decode(stdout) + decoder.decode(stderr);
-    },
+    execute: ({ command, workdir, timeout }) =>
+      new Promise<string>((resolve) => {
+        execFile("sh", ["-c", command], {
+          cwd: insideWorkspace(root, workdir),
+          timeout: timeout ?? 30_000,
+          maxBuffer: 4 * 1024 * 1024,
+        }, (_error, stdout, stderr) => resolve(`${stdout}${stderr}`));
+      }),
   });
 }
