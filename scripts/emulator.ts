@@ -1,56 +1,95 @@
 /**
- * Runs the Cursor emulator from the command line until interrupted.
+ * Runs the Cursor emulator from the command line until interrupted: prints its URLs, a
+ * ready-to-use access token and a ready-to-paste OpenCode set-up, then one line per
+ * request (method, RPC path, status, ms) unless `--quiet`. `--help` lists the options.
+ * Ctrl-C (SIGINT) or SIGTERM closes it.
  *
- * Usage: `npm run emulator -- [--port N] [--host H] [--http2-port N] [--no-http2]
- * [--tls-cert FILE --tls-key FILE] [--no-auth] [--no-strict] [--token-lifetime MS]
- * [--reply-deadline MS]`
- *
- * Prints `emulator: url=…`, `emulator: http2_url=…` and a ready-to-use access token,
- * then keeps serving; Ctrl-C (SIGINT) or SIGTERM closes it.
+ * The request log wraps the emulator's public fetch handler: a front server on the
+ * requested port serves `emulator.fetch` through {@link loggedHandler}, and the
+ * emulator announces the front URL as its agent URL. HTTP/2 Runs are reported from the
+ * emulator's Run records. With TLS the emulator serves everything on one port itself,
+ * so only its HTTP/2 Runs are reported.
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { startCursorEmulator, type StartEmulatorOptions } from "../src/testing/mod.ts";
+import { parseCommandLine } from "../src/adapters/node/command-line.ts";
+import {
+  formatRequestLine,
+  loggedHandler,
+  type RequestLine,
+  watchHttp2Runs,
+} from "./emulator/request-log.ts";
+import { openCodeSetupLines } from "./emulator/opencode-setup.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
+const command = parseCommandLine({
+  invocation: "npm run emulator --",
+  summary: "Serves the strict Cursor emulator on loopback until Ctrl-C: the agent protocol " +
+    "(RunSSE + BidiAppend, HTTP/2 Run), models, server config, login and token exchange.",
   options: {
-    port: { type: "string", default: "0" },
-    host: { type: "string", default: "127.0.0.1" },
-    "http2-port": { type: "string" },
-    "no-http2": { type: "boolean", default: false },
-    "tls-cert": { type: "string" },
-    "tls-key": { type: "string" },
-    "no-auth": { type: "boolean", default: false },
-    "no-strict": { type: "boolean", default: false },
-    "token-lifetime": { type: "string" },
-    "reply-deadline": { type: "string" },
+    port: { type: "string", value: "<n>", default: "0", description: "main port (0: any free)" },
+    host: { type: "string", value: "<host>", default: "127.0.0.1", description: "host to bind" },
+    "http2-port": { type: "string", value: "<n>", description: "port of the HTTP/2 Run server" },
+    "no-http2": { type: "boolean", description: "no HTTP/2 Run server" },
+    "tls-cert": { type: "string", value: "<file>", description: "serve over TLS (with --tls-key)" },
+    "tls-key": { type: "string", value: "<file>", description: "private key for --tls-cert" },
+    "no-auth": { type: "boolean", description: "accept requests without a token" },
+    "no-strict": { type: "boolean", description: "do not enforce the protocol rules" },
+    "token-lifetime": { type: "string", value: "<ms>", description: "access token lifetime" },
+    "reply-deadline": {
+      type: "string",
+      value: "<ms>",
+      description: "how long a tool request may stay unanswered",
+    },
+    quiet: { type: "boolean", description: "no per-request lines" },
   },
-});
+  examples: [
+    ["npm run emulator", "serve on a free port, log each request"],
+    ["npm run emulator -- --port 8787 --quiet", "a fixed port, no request lines"],
+    ["npm run emulator -- --token-lifetime 60000", "tokens that expire after a minute"],
+  ],
+  notes: [
+    "Point a client at it with apiBaseURL=<url> and allowLoopback=true; the printed " +
+    "OpenCode set-up does that for OpenCode. Reference: docs/emulator.md.",
+  ],
+}, Deno.args);
+if (command.kind === "help") {
+  console.log(command.text);
+  Deno.exit(0);
+}
+if (command.kind === "error") {
+  console.error(command.message);
+  Deno.exit(2);
+}
+const { values } = command as Extract<typeof command, { kind: "run" }>;
+const text = (name: string) => typeof values[name] === "string" ? values[name] : undefined;
 
-function number(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) {
-    console.error(`Option --${name} needs a non-negative integer, got ${JSON.stringify(text)}`);
+function number(name: string): number | undefined {
+  const value = text(name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) {
+    console.error(`Option --${name} needs a non-negative integer, got ${JSON.stringify(value)}`);
     Deno.exit(2);
   }
-  return value;
+  return parsed;
 }
 
-const cert = values["tls-cert"];
-const key = values["tls-key"];
+const cert = text("tls-cert");
+const key = text("tls-key");
 if ((cert === undefined) !== (key === undefined)) {
   console.error("Options --tls-cert and --tls-key go together");
   Deno.exit(2);
 }
-const http2Port = number("http2-port", values["http2-port"]);
-const lifetime = number("token-lifetime", values["token-lifetime"]);
-const deadline = number("reply-deadline", values["reply-deadline"]);
+const hostname = text("host") ?? "127.0.0.1";
+const port = number("port") ?? 0;
+const http2Port = number("http2-port");
+const lifetime = number("token-lifetime");
+const deadline = number("reply-deadline");
 const options: StartEmulatorOptions = {
-  hostname: values.host,
-  port: number("port", values.port) ?? 0,
+  hostname,
   http2: values["no-http2"] ? false : http2Port === undefined ? true : { port: http2Port },
   strict: !values["no-strict"],
   auth: {
@@ -58,25 +97,64 @@ const options: StartEmulatorOptions = {
     ...(lifetime === undefined ? {} : { accessTokenLifetimeMs: lifetime }),
   },
   ...(deadline === undefined ? {} : { replyDeadlineMs: deadline }),
-  ...(cert !== undefined && key !== undefined
-    ? { tls: { cert: await Deno.readTextFile(cert), key: await Deno.readTextFile(key) } }
-    : {}),
+};
+const report = (line: RequestLine) => {
+  if (!values.quiet) {
+    console.log(`${new Date().toISOString().slice(11, 23)} ${formatRequestLine(line)}`);
+  }
 };
 
-const emulator = await startCursorEmulator(options);
+function origin(host: string, boundPort: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
+}
+
+async function startServed() {
+  if (cert !== undefined && key !== undefined) {
+    const tls = { cert: await Deno.readTextFile(cert), key: await Deno.readTextFile(key) };
+    const emulator = await startCursorEmulator({ ...options, port, tls });
+    return { emulator, url: emulator.url, close: () => emulator.close() };
+  }
+  const handler = Promise.withResolvers<(request: Request) => Promise<Response>>();
+  const front = Deno.serve(
+    { port, hostname, onListen: () => {} },
+    async (request) => (await handler.promise)(request),
+  );
+  const url = origin(hostname, front.addr.port);
+  const emulator = await startCursorEmulator({ ...options, port: 0, agentUrl: url });
+  handler.resolve(loggedHandler(emulator.fetch, report));
+  return {
+    emulator,
+    url,
+    close: async () => {
+      await emulator.close();
+      await front.shutdown();
+    },
+  };
+}
+
+const served = await startServed();
+const { emulator, url } = served;
+const stopWatching = watchHttp2Runs(emulator, report);
 const { accessToken, refreshToken } = await emulator.auth.issueTokens();
-console.log(`emulator: url=${emulator.url}`);
+const checkout = resolve(".");
+console.log(`emulator: url=${url}`);
 console.log(`emulator: http2_url=${emulator.http2Url ?? "(disabled)"}`);
 console.log(`emulator: server=${emulator.server}`);
 console.log(`emulator: access_token=${accessToken}`);
 console.log(`emulator: refresh_token=${refreshToken}`);
-console.log("emulator: ready (Ctrl-C to stop)");
+for (const line of openCodeSetupLines({ url, checkout, built: existsSync("npm/node.js") })) {
+  console.log(line);
+}
+console.log(
+  `emulator: ready (Ctrl-C to stop)${values.quiet ? "" : "; one line per request follows"}`,
+);
 
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
-  await emulator.close();
+  stopWatching();
+  await served.close();
   console.log("emulator: closed");
   Deno.exit(0);
 };

@@ -18,6 +18,7 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   "src/cli": 3,
   "src/catalog": 3,
   "src/provider": 4,
+  "src/doctor": 4,
   "src/adapters": 5,
   "src/testing": 6,
   "entry": 7,
