@@ -4,7 +4,7 @@ import {
   parseDirectives,
   parseDuration,
   parseSize,
-} from "../../src/testing/emulator/directives.ts";
+} from "../../src/testing/emulator/model/directive-plan.ts";
 
 describe("directive parser", () => {
   it("ignores prose and parses each tool directive into its own step", () => {
