@@ -1,6 +1,7 @@
 /**
- * The directive language of the emulated model. Lines of the user's message that start
- * with `::` are directives; everything else is ordinary prompt text. Each tool
+ * What the emulated model makes of the shared directive language
+ * (`../../directives/directive-language.ts`): a plan of model steps. Only the newest user
+ * message acts; reseeded or rebuilt history never does. Each tool
  * directive is one model step (the model calls the tool, waits for the result, then
  * continues); directives between `::parallel` and `::end` form one step whose tools run
  * in parallel. See docs/emulator.md for the full reference.
@@ -29,6 +30,15 @@
  *
  * @module
  */
+import {
+  DIRECTIVES,
+  firstToken,
+  newestUserText,
+  parseDuration,
+  parseSize,
+  readDirectives,
+  unescape,
+} from "../../directives/directive-language.ts";
 import type { FaultSpec } from "../faults/faults.ts";
 import { ERROR_PRESETS } from "../faults/faults.ts";
 
@@ -101,7 +111,9 @@ export type PlanStep =
 export const MAX_EMIT_BYTES = 8 * 1024 * 1024;
 
 /**
- * Parses the directives of a user message.
+ * Parses the directives of a user message into the emulated model's plan. Only the
+ * newest user message acts: a reseeded `<conversation_so_far>` block and earlier
+ * `USER:` blocks are history and never run again.
  *
  * @param text The user's message.
  * @returns The plan; empty when the message has no directives. Malformed directives
@@ -119,10 +131,7 @@ export const MAX_EMIT_BYTES = 8 * 1024 * 1024;
 export function parseDirectives(text: string): PlanStep[] {
   const steps: PlanStep[] = [];
   let parallel: ToolSpec[] | undefined;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line.startsWith("::")) continue;
-    const [name = "", rest] = splitFirst(line.slice(2));
+  for (const { name, argument: rest } of readDirectives(newestUserText(text).text)) {
     if (name === "parallel") {
       parallel = [];
       continue;
@@ -142,7 +151,7 @@ export function parseDirectives(text: string): PlanStep[] {
   return steps;
 }
 
-function splitFirst(text: string): [string, string] {
+function firstWord(text: string): [string, string] {
   const match = /^(\S*)\s*([\s\S]*)$/.exec(text);
   return [match?.[1] ?? "", match?.[2] ?? ""];
 }
@@ -187,7 +196,7 @@ function parseMore(name: string, rest: string, arg: string | PlanStep): PlanStep
       return typeof arg === "string" ? parseMcp(arg) : arg;
     case "subagent": {
       if (typeof arg !== "string") return arg;
-      const [type, prompt] = splitFirst(arg);
+      const [type, prompt] = firstWord(arg);
       return tool({ kind: "subagent", subagentType: type, prompt });
     }
     case "ask": {
@@ -197,7 +206,7 @@ function parseMore(name: string, rest: string, arg: string | PlanStep): PlanStep
     }
     case "mode": {
       if (typeof arg !== "string") return arg;
-      const [target, explanation] = splitFirst(arg);
+      const [target, explanation] = firstWord(arg);
       return tool({ kind: "mode", target, explanation });
     }
     case "plan": {
@@ -253,13 +262,15 @@ function parseOutput(name: string, rest: string, arg: string | PlanStep): PlanSt
     default:
       return {
         kind: "error",
-        message: `Unknown emulator directive ${JSON.stringify(`::${name}`)}`,
+        message: DIRECTIVES[name]?.fakeCursorAgent === true
+          ? `Directive ${JSON.stringify(`::${name}`)} applies only to the fake cursor-agent`
+          : `Unknown emulator directive ${JSON.stringify(`::${name}`)}`,
       };
   }
 }
 
 function parseMcp(arg: string): PlanStep {
-  const [toolName, json] = splitFirst(arg);
+  const [toolName, json] = firstWord(arg);
   if (json === "") return tool({ kind: "mcp", name: toolName, args: {} });
   try {
     const value: unknown = JSON.parse(json);
@@ -328,45 +339,4 @@ function parseFault(rest: string): PlanStep {
         message: `Directive ::fault cannot trigger ${JSON.stringify(kind)} mid-reply`,
       };
   }
-}
-
-/** The first token (a JSON-quoted string or a run of non-space) and the rest. */
-function firstToken(text: string): [string, string] {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('"')) {
-    const match = /^"((?:[^"\\]|\\.)*)"\s*([\s\S]*)$/.exec(trimmed);
-    if (match) {
-      try {
-        return [JSON.parse(`"${match[1] ?? ""}"`) as string, match[2] ?? ""];
-      } catch {
-        // fall through to plain splitting
-      }
-    }
-  }
-  return splitFirst(trimmed);
-}
-
-/** Decodes `\n`, `\t` and `\\` escapes. */
-export function unescape(text: string): string {
-  return text.replace(
-    /\\([nt\\])/g,
-    (_, letter: string) => letter === "n" ? "\n" : letter === "t" ? "\t" : "\\",
-  );
-}
-
-/** Parses `64kb`, `1mb`, `500b` or `500` into bytes. */
-export function parseSize(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m)?$/i.exec(text.trim());
-  if (!match) return undefined;
-  const unit = (match[2] ?? "b").toLowerCase();
-  const scale = unit.startsWith("m") ? 1024 * 1024 : unit.startsWith("k") ? 1024 : 1;
-  return Math.round(Number(match[1]) * scale);
-}
-
-/** Parses `500`, `500ms` or `1.5s` into milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s)?$/i.exec(text.trim());
-  if (!match) return undefined;
-  const value = Number(match[1]);
-  return Math.round(match[2]?.toLowerCase() === "s" ? value * 1000 : value);
 }
