@@ -62,7 +62,19 @@ export interface EmulatorOptions {
   readonly now?: () => number;
   /** Overrides the agent URL announced by `GetServerConfig` (default: the emulator's own). */
   readonly agentUrl?: string;
+  /**
+   * When the final answer's blob (its assistant JSON root) is SET, where the sources
+   * disagree. `"after-turn-ended"` (default): after `turn_ended`, before the final
+   * checkpoint, as captures show (AGENT-SCHEMA.md §11 Open questions, 2. "Final
+   * checkpoint use"). `"before-turn-ended"`: with the other final SETs, before
+   * `turn_ended` (AGENT-SCHEMA.md §5.5 "Checkpoint timing and eligibility": "…final SETs →
+   * turn_ended → …"). A client must keep its conversation with either.
+   */
+  readonly finalAnswerBlob?: FinalAnswerBlob;
 }
+
+/** Where the final answer's blob goes relative to `turn_ended`. */
+export type FinalAnswerBlob = "after-turn-ended" | "before-turn-ended";
 
 /** Options with every default applied. */
 export interface ResolvedOptions {
@@ -82,6 +94,7 @@ export interface ResolvedOptions {
   readonly maxMessageBytes: number;
   readonly now: () => number;
   readonly agentUrl: string | undefined;
+  readonly finalAnswerBlob: FinalAnswerBlob;
 }
 
 /** Applies defaults. */
@@ -104,5 +117,6 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
     now: options.now ?? Date.now,
     agentUrl: options.agentUrl,
+    finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
   };
 }

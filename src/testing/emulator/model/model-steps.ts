@@ -285,7 +285,9 @@ async function storeResults(
 // ---- the success tail ----
 
 /**
- * Finishes the turn successfully and ends the stream with `{}`.
+ * Finishes the turn successfully and ends the stream with `{}`. The final answer's blob
+ * is SET after `turn_ended` (captures) or before it (the documented tail), as the
+ * `finalAnswerBlob` option says.
  *
  * @param state The turn.
  */
@@ -306,6 +308,10 @@ export async function finishTurn(state: TurnState): Promise<void> {
     }
     state.call = undefined;
   }
+  const answered = call !== undefined && (call.text !== "" || call.thinking !== "");
+  if (answered && state.finalAnswerBeforeTurnEnded) {
+    await addRoot(state, assistantRoot(call, [], undefined));
+  }
   await storeTurn(state);
   await state.blobs.flush();
   const counters = state.io.record.counters;
@@ -321,7 +327,7 @@ export async function finishTurn(state: TurnState): Promise<void> {
   });
   state.io.record.turnEnded = true;
   await publishCheckpoint(state, [], "staged");
-  if (call !== undefined && (call.text !== "" || call.thinking !== "")) {
+  if (answered && !state.finalAnswerBeforeTurnEnded) {
     await addRoot(state, assistantRoot(call, [], undefined));
   }
   await publishCheckpoint(state, [], "final");

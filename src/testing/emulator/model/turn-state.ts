@@ -68,6 +68,8 @@ export interface TurnState {
   readonly hasHistory: boolean;
   /** Characters per text delta. */
   readonly chunkChars: number;
+  /** Whether the final answer's blob is SET before `turn_ended` (else after it). */
+  readonly finalAnswerBeforeTurnEnded: boolean;
   /** The open model call, if any. */
   call: OpenCall | undefined;
   /** Model steps with tool calls completed in this turn (including earlier Runs of it). */

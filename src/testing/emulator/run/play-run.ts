@@ -238,6 +238,7 @@ function turnState(
     idealRootCount,
     hasHistory,
     chunkChars: deps.options.chunkChars,
+    finalAnswerBeforeTurnEnded: deps.options.finalAnswerBlob === "before-turn-ended",
     call: undefined,
     toolSteps: completedSteps,
     stepIds: 0,
