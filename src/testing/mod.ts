@@ -50,7 +50,7 @@ export {
 } from "./adapters/serve.ts";
 export type { TlsOptions } from "./adapters/http2-server.ts";
 export { createEmulator, type CursorEmulatorCore, type RunFilter } from "./emulator/emulator.ts";
-export type { EmulatorOptions } from "./emulator/config/options.ts";
+export type { EmulatorOptions, FinalAnswerBlob } from "./emulator/config/options.ts";
 export type { EmulatorStats } from "./emulator/http/emulator-core.ts";
 export type {
   ExecRecord,

@@ -73,7 +73,19 @@ export interface EmulatorOptions {
   readonly finalAnswerBlob?: FinalAnswerBlob;
 }
 
-/** Where the final answer's blob goes relative to `turn_ended`. */
+/**
+ * Where the final answer's blob goes relative to `turn_ended` (see
+ * {@link EmulatorOptions.finalAnswerBlob}).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type FinalAnswerBlob } from "../../mod.ts";
+ *
+ * const finalAnswerBlob: FinalAnswerBlob = "before-turn-ended";
+ * const emulator = await createEmulator({ finalAnswerBlob });
+ * await emulator.close();
+ * ```
+ */
 export type FinalAnswerBlob = "after-turn-ended" | "before-turn-ended";
 
 /** Options with every default applied. */
