@@ -64,7 +64,8 @@ export function endStreamFrame(json: Record<string, unknown>): Uint8Array {
 /** Reads frames from chunks of any size; the first framing error sticks. */
 export class FrameReader {
   readonly #limit: number;
-  #buffer = new Uint8Array(0);
+  #chunks: Uint8Array[] = [];
+  #buffered = 0;
   #error: FramingError | undefined;
 
   /** @param limit The largest payload accepted. */
@@ -79,16 +80,16 @@ export class FrameReader {
    */
   push(chunk: Uint8Array): Frame[] {
     if (this.#error !== undefined) throw this.#error;
-    const joined = new Uint8Array(this.#buffer.length + chunk.length);
-    joined.set(this.#buffer);
-    joined.set(chunk, this.#buffer.length);
+    if (chunk.length > 0) {
+      this.#chunks.push(chunk);
+      this.#buffered += chunk.length;
+    }
     const frames: Frame[] = [];
-    let offset = 0;
-    while (joined.length - offset >= HEADER_BYTES) {
-      const flags = joined[offset] ?? 0;
-      const length = ((joined[offset + 1] ?? 0) * 2 ** 24) +
-        ((joined[offset + 2] ?? 0) << 16) + ((joined[offset + 3] ?? 0) << 8) +
-        (joined[offset + 4] ?? 0);
+    while (this.#buffered >= HEADER_BYTES) {
+      const header = this.#peek(HEADER_BYTES);
+      const flags = header[0] ?? 0;
+      const length = (header[1] ?? 0) * 2 ** 24 + ((header[2] ?? 0) << 16) +
+        ((header[3] ?? 0) << 8) + (header[4] ?? 0);
       if ((flags & ~(COMPRESSED_FLAG | END_STREAM_FLAG)) !== 0) {
         throw this.#fail(
           new FramingError(
@@ -104,14 +105,10 @@ export class FrameReader {
           ),
         );
       }
-      if (joined.length - offset < HEADER_BYTES + length) break;
-      frames.push({
-        flags,
-        payload: joined.slice(offset + HEADER_BYTES, offset + HEADER_BYTES + length),
-      });
-      offset += HEADER_BYTES + length;
+      if (this.#buffered < HEADER_BYTES + length) break;
+      const whole = this.#take(HEADER_BYTES + length);
+      frames.push({ flags, payload: whole.subarray(HEADER_BYTES) });
     }
-    this.#buffer = joined.slice(offset);
     return frames;
   }
 
@@ -122,13 +119,46 @@ export class FrameReader {
    */
   finish(): void {
     if (this.#error !== undefined) throw this.#error;
-    if (this.#buffer.length > 0) {
+    if (this.#buffered > 0) {
       throw this.#fail(
         new FramingError(
-          `Cannot decode frame: stream ended inside an envelope with ${this.#buffer.length} byte(s) buffered`,
+          `Cannot decode frame: stream ended inside an envelope with ${this.#buffered} byte(s) buffered`,
         ),
       );
     }
+  }
+
+  /** The first `count` buffered bytes (joining chunks only when the first is too short). */
+  #peek(count: number): Uint8Array {
+    const first = this.#chunks[0];
+    if (first !== undefined && first.length >= count) return first.subarray(0, count);
+    const joined = this.#join();
+    return joined.subarray(0, count);
+  }
+
+  /** Removes and returns the first `count` buffered bytes. */
+  #take(count: number): Uint8Array {
+    const first = this.#chunks[0] ?? new Uint8Array(0);
+    const source = first.length >= count ? first : this.#join();
+    const taken = source.slice(0, count);
+    const rest = source.subarray(count);
+    this.#chunks[0] = rest;
+    if (rest.length === 0) this.#chunks.shift();
+    this.#buffered -= count;
+    return taken;
+  }
+
+  /** Joins every buffered chunk into one (the frame being read spans them). */
+  #join(): Uint8Array {
+    if (this.#chunks.length === 1) return this.#chunks[0] ?? new Uint8Array(0);
+    const joined = new Uint8Array(this.#buffered);
+    let offset = 0;
+    for (const chunk of this.#chunks) {
+      joined.set(chunk, offset);
+      offset += chunk.length;
+    }
+    this.#chunks = [joined];
+    return joined;
   }
 
   #fail(error: FramingError): FramingError {
