@@ -197,10 +197,12 @@ describe("bad input and load", () => {
       const turns = Array.from(
         { length: 50 },
         (_, index) =>
-          driveTurn(loaded.target(index % 2 === 0 ? "sse" : "http2"), newHostState(), {
-            text: `::shell echo ${index}`,
-            frameTimeoutMs: 60_000,
-          }),
+          driveTurn(
+            loaded.target(index % 2 === 0 ? "sse" : "http2"),
+            newHostState(),
+            { text: `::shell echo ${index}` },
+            { frameTimeoutMs: 60_000 },
+          ),
       );
       const outcomes = await Promise.all(turns);
       outcomes.forEach((outcome, index) => {
