@@ -16,6 +16,10 @@
  * ::fault <kind> [key=value…]
  * ```
  *
+ * The fake `cursor-agent` reads the same language (one parser, one table in
+ * docs/emulator.md). Only the newest user message acts: history rebuilt from blobs or
+ * reseeded as text never runs again.
+ *
  * Each tool directive is one model step: the emulator sends the exec (or interaction
  * query), waits for the answer, and its final text quotes every result. Conversation
  * state lives in content-addressed blobs in the client's store (SET before use, GET on
