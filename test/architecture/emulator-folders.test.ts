@@ -33,12 +33,11 @@ const TESTING_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   "adapters": ["emulator", "fake-cursor-agent", "directives"],
 };
 
-/** Client modules the emulator must not use: the client's framing and its network code. */
-const CLIENT_WIRE = [
-  /^src\/protocol\/envelope\.ts$/,
-  /^src\/protocol\/raw-field\.ts$/,
-  /^src\/transport\//,
-];
+/**
+ * Client modules the emulator must not use: the client's protocol code (framing, end-streams,
+ * error details) and its network code. The emulator implements the wire on its own.
+ */
+const CLIENT_WIRE = [/^src\/protocol\//, /^src\/transport\//];
 
 const IMPORT =
   /^\s*(?:import|export)\s[^;]*?from\s+["'](\.[^"']+)["']|^\s*import\(\s*["'](\.[^"']+)["']\s*\)/gm;
