@@ -78,7 +78,7 @@ async function runSession(resume: boolean): Promise<{ turnBytes: number[]; ms: n
     const history: ModelMessage[] = [];
     const started = performance.now();
     for (let turn = 1; turn <= TURNS; turn++) {
-      const directive = turn === TOOL_TURN ? " [[shell: npm test]]" : "";
+      const directive = turn === TOOL_TURN ? "\n::shell npm test" : "";
       history.push({
         role: "user",
         content: `Turn ${turn}: please continue with step ${turn} of the plan.${directive}`,

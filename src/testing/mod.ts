@@ -16,6 +16,10 @@
  * ::fault <kind> [key=value…]
  * ```
  *
+ * The fake `cursor-agent` reads the same language (one parser, one table in
+ * docs/emulator.md). Only the newest user message acts: history rebuilt from blobs or
+ * reseeded as text never runs again.
+ *
  * Each tool directive is one model step: the emulator sends the exec (or interaction
  * query), waits for the answer, and its final text quotes every result. Conversation
  * state lives in content-addressed blobs in the client's store (SET before use, GET on
@@ -50,8 +54,8 @@ export {
 } from "./adapters/serve.ts";
 export type { TlsOptions } from "./adapters/http2-server.ts";
 export { createEmulator, type CursorEmulatorCore, type RunFilter } from "./emulator/emulator.ts";
-export type { EmulatorOptions } from "./emulator/options.ts";
-export type { EmulatorStats } from "./emulator/core.ts";
+export type { EmulatorOptions, FinalAnswerBlob } from "./emulator/config/options.ts";
+export type { EmulatorStats } from "./emulator/http/emulator-core.ts";
 export type {
   ExecRecord,
   InteractionRecord,
@@ -59,20 +63,20 @@ export type {
   RunCounters,
   RunRecord,
   RunVariants,
-} from "./emulator/records.ts";
+} from "./emulator/observe/records.ts";
 export {
   RULE_NAMES,
   type RuleInfo,
   type RuleName,
   RULES,
   type Violation,
-} from "./emulator/violations.ts";
+} from "./emulator/observe/violations.ts";
 export {
   ERROR_PRESETS,
   FaultController,
   type FaultSpec,
   type FaultTarget,
-} from "./emulator/faults.ts";
+} from "./emulator/faults/faults.ts";
 export {
   type AuthEvent,
   type AuthOptions,
@@ -80,9 +84,9 @@ export {
   type RefreshVariant,
   type TokenPair,
   type TokenRefusal,
-} from "./emulator/auth-state.ts";
-export type { JwtSigning, TokenClaims } from "./emulator/jwt.ts";
-export type { EmulatedError, ErrorDetail } from "./emulator/connect-http.ts";
+} from "./emulator/auth/auth-state.ts";
+export type { JwtSigning, TokenClaims } from "./emulator/auth/jwt.ts";
+export type { EmulatedError, ErrorDetail } from "./emulator/wire/connect-http.ts";
 export {
   type AdvertisedTool,
   directiveScenario,
@@ -90,22 +94,22 @@ export {
   type Scenario,
   type ScenarioContext,
   type ScenarioToolResult,
-} from "./emulator/scenario.ts";
+} from "./emulator/model/scenario.ts";
 export {
   type JsonValue,
   parseDirectives,
   type PlanStep,
   type ToolSpec,
-} from "./emulator/directives.ts";
+} from "./emulator/model/directive-plan.ts";
 export {
   type CatalogModel,
   type CatalogParameter,
   type CatalogVariant,
   DEFAULT_MODEL_ID,
-} from "./emulator/catalog.ts";
-export { defaultCatalog } from "./emulator/catalog-data.ts";
-export type { LogDirection, LogEntry, LogFilter } from "./emulator/log.ts";
-export { estimateTokens } from "./emulator/prompt-cache.ts";
+} from "./emulator/catalog/catalog.ts";
+export { defaultCatalog } from "./emulator/catalog/catalog-data.ts";
+export type { LogDirection, LogEntry, LogFilter } from "./emulator/observe/log.ts";
+export { estimateTokens } from "./emulator/conversation/prompt-cache.ts";
 export {
   type FakeRuntime,
   type InstalledFakeCursorAgent,

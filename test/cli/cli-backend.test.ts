@@ -40,7 +40,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
       executed.length = 0;
       const result = streamText({
         model: fake.model(),
-        prompt: "List the files [[shell: ls -la]]",
+        prompt: "List the files\n::shell ls -la",
         tools: { bash },
         stopWhen: stepCountIs(2),
       });
@@ -76,7 +76,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
     try {
       const result = streamText({
         model: fake.model(),
-        prompt: "Search the code [[semsearch: config loader]]",
+        prompt: "Search the code\n::semsearch config loader",
         tools: { bash },
       });
       const parts = [];
@@ -99,7 +99,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
       executed.length = 0;
       const result = await generateText({
         model: fake.model("auto", { toolExecution: "cursor", force: true }),
-        prompt: "Run it [[shell: echo hi]]",
+        prompt: "Run it\n::shell echo hi",
         tools: { bash },
       });
       assert.equal(result.finishReason, "stop");
@@ -129,7 +129,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
       const controller = new AbortController();
       const result = streamText({
         model: fake.model(),
-        prompt: "Work forever [[background]] [[stall]]",
+        prompt: "Work forever\n::background\n::stall",
         abortSignal: controller.signal,
         onError: () => {},
       });
@@ -161,7 +161,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
       const controller = new AbortController();
       const result = streamText({
         model: fake.model(),
-        prompt: "Stall [[stall]]",
+        prompt: "Stall\n::stall",
         abortSignal: controller.signal,
         onError: () => {},
       });
@@ -186,7 +186,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
     try {
       const result = streamText({
         model: fake.model(),
-        prompt: "Hello [[malformed]] [[noise]] [[text: All good.]]",
+        prompt: "Hello\n::malformed\n::noise\n::text All good.",
       });
       assert.equal(await result.text, "All good.");
       assert.equal(await result.finishReason, "stop");
@@ -228,7 +228,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
       const [start] = await fake.starts();
       assert.ok(!(start?.argv ?? []).some((arg) => arg.includes(apiKey)));
       assert.equal(start?.env?.["CURSOR_API_KEY"], "[present]");
-      await fake.scenario({ directives: "[[fail: quota]]" });
+      await fake.scenario({ directives: "::fail quota" });
       const failure = await generateText({ model: fake.model("auto", { apiKey }), prompt: "Hi" })
         .catch((e) => e);
       assert.ok(APICallError.isInstance(failure));
@@ -258,7 +258,7 @@ describe("cursor-agent backend with the fake on PATH", () => {
   it("a CLI that dies mid-stream surfaces an error with its exit status", async () => {
     const fake = await setupFake();
     try {
-      const error = await generateText({ model: fake.model(), prompt: "Go [[die]]" }).catch((e) =>
+      const error = await generateText({ model: fake.model(), prompt: "Go\n::die" }).catch((e) =>
         e
       );
       assert.ok(APICallError.isInstance(error));

@@ -97,11 +97,11 @@ describe("fake cursor-agent: command line", () => {
   });
 
   it("writes text or a single JSON object in the other formats, and nothing on stdout on failure", async () => {
-    const text = await run(["-p", "--output-format", "text", "[[text: Plain.]]"]);
+    const text = await run(["-p", "--output-format", "text", "::text Plain."]);
     assert.equal(text.stdout, "Plain.\n");
-    const json = await run(["-p", "--output-format", "json", "[[text: Plain.]]"]);
+    const json = await run(["-p", "--output-format", "json", "::text Plain."]);
     assert.equal(JSON.parse(json.stdout).result, "Plain.");
-    const failed = await run(["-p", "--output-format", "json", "[[fail: network]]"]);
+    const failed = await run(["-p", "--output-format", "json", "::fail network"]);
     assert.deepEqual([failed.stdout, failed.exit], ["", 1]);
   });
 });
@@ -128,15 +128,15 @@ describe("fake cursor-agent: gates and tools", () => {
   it("rejects shell commands without --force and runs them with it", async () => {
     const outcome = (events: Record<string, unknown>[]) =>
       JSON.stringify(events.find((event) => event["subtype"] === "completed"));
-    assert.match(outcome((await run(PRINT, { stdin: "[[shell: ls]]" })).events), /"rejected"/);
+    assert.match(outcome((await run(PRINT, { stdin: "::shell ls" })).events), /"rejected"/);
     assert.match(
-      outcome((await run([...PRINT, "--yolo"], { stdin: "[[shell: ls]]" })).events),
+      outcome((await run([...PRINT, "--yolo"], { stdin: "::shell ls" })).events),
       /"exitCode":0/,
     );
   });
 
   it("starts parallel calls together and completes them in reverse order", async () => {
-    const { events } = await run(PRINT, { stdin: "[[read: a]] [[glob: *.ts]] [[parallel]]" });
+    const { events } = await run(PRINT, { stdin: "::read a\n::glob *.ts\n::parallel" });
     const calls = events.filter((event) => event["type"] === "tool_call").map((event) =>
       `${event["subtype"]}:${event["call_id"]}`
     );
@@ -151,7 +151,7 @@ describe("fake cursor-agent: gates and tools", () => {
   });
 
   it("repeats text as the CLI does: deltas, a flush before tools, a cumulative final", async () => {
-    const { events } = await run(PRINT, { stdin: "[[text: Answer.]] [[shell: ls]]" });
+    const { events } = await run(PRINT, { stdin: "::text Answer.\n::shell ls" });
     const assistant = events.filter((event) => event["type"] === "assistant");
     const shapes = assistant.map((event) =>
       event["model_call_id"] ? "flush" : event["timestamp_ms"] ? "delta" : "final"
@@ -170,7 +170,7 @@ describe("fake cursor-agent: gates and tools", () => {
 
   it("ignores directives of earlier turns once tool results follow them", async () => {
     const prompt =
-      "USER: run [[shell: ls]]\n\nASSISTANT:\nTOOL_CALL (id: c, name: bash): {}\n\nTOOL_RESULT (id: c, name: bash): ok";
+      "USER: run\n::shell ls\n\nASSISTANT:\nTOOL_CALL (id: c, name: bash): {}\n\nTOOL_RESULT (id: c, name: bash): ok";
     const { events } = await run(PRINT, { stdin: prompt });
     assert.equal(events.filter((event) => event["type"] === "tool_call").length, 0);
     assert.match(JSON.stringify(events.at(-1)), /Tool results received\./);

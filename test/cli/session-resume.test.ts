@@ -262,7 +262,7 @@ describe("session resume with the fake cursor-agent", () => {
       const model = fake.model();
       const history: ModelMessage[] = [];
       await turn(model, history, "Remember codeword EPSILON");
-      await fake.scenario({ directives: "[[fail: network]]" });
+      await fake.scenario({ directives: "::fail network" });
       history.push({ role: "user", content: "Next step" });
       const failed = streamText({
         model,
@@ -373,7 +373,7 @@ describe("session resume with the fake cursor-agent", () => {
     try {
       const model = fake.model();
       const history: ModelMessage[] = [];
-      await turn(model, history, "Search first [[semsearch: config loader]]");
+      await turn(model, history, "Search first\n::semsearch config loader");
       assert.ok(
         history.some((message) =>
           message.role === "assistant" && JSON.stringify(message).includes("cursor_semSearch")

@@ -7,7 +7,7 @@ import {
   accountPrompt,
   commonPrefixLength,
   estimateTokens,
-} from "../../src/testing/emulator/prompt-cache.ts";
+} from "../../src/testing/emulator/conversation/prompt-cache.ts";
 import { type Harness, startHarness } from "./support/harness.ts";
 import {
   driveTurn,

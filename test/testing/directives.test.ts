@@ -1,10 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  parseDirectives,
-  parseDuration,
-  parseSize,
-} from "../../src/testing/emulator/directives.ts";
+import { parseDirectives } from "../../src/testing/emulator/model/directive-plan.ts";
+import { parseDuration, parseSize } from "../../src/testing/directives/directive-language.ts";
 
 describe("directive parser", () => {
   it("ignores prose and parses each tool directive into its own step", () => {

@@ -14,8 +14,8 @@ import http2, {
 } from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { EmulatorInternals } from "../emulator/emulator.ts";
-import { RUN_PATH } from "../emulator/fetch-handler.ts";
-import type { RunSink } from "../emulator/run-writer.ts";
+import { RUN_PATH } from "../emulator/http/fetch-handler.ts";
+import type { RunSink } from "../emulator/io/run-writer.ts";
 import { drained, serveWithFetch, toHeaders, writeResponse } from "./node-fetch-bridge.ts";
 
 /**

@@ -9,7 +9,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildEmulator, type CursorEmulatorCore } from "../emulator/emulator.ts";
-import type { EmulatorOptions } from "../emulator/options.ts";
+import type { EmulatorOptions } from "../emulator/config/options.ts";
 import { type Http2Listener, listenHttp2, type TlsOptions } from "./http2-server.ts";
 import { type FetchHandler, serveWithFetch } from "./node-fetch-bridge.ts";
 

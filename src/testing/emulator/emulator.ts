@@ -6,16 +6,16 @@
  *
  * @module
  */
-import type { AuthState } from "./auth-state.ts";
-import { type BidiRunOpen, openBidiRun } from "./bidi-run.ts";
-import { EmulatorCore, type EmulatorStats } from "./core.ts";
-import { createFetchHandler } from "./fetch-handler.ts";
-import type { FaultController } from "./faults.ts";
-import type { LogEntry, LogFilter } from "./log.ts";
-import type { EmulatorOptions } from "./options.ts";
-import type { RunRecord } from "./records.ts";
-import type { RunSink } from "./run-writer.ts";
-import type { Violation } from "./violations.ts";
+import type { AuthState } from "./auth/auth-state.ts";
+import { type BidiRunOpen, openBidiRun } from "./http/bidi-run.ts";
+import { EmulatorCore, type EmulatorStats } from "./http/emulator-core.ts";
+import { createFetchHandler } from "./http/fetch-handler.ts";
+import type { FaultController } from "./faults/faults.ts";
+import type { LogEntry, LogFilter } from "./observe/log.ts";
+import type { EmulatorOptions } from "./config/options.ts";
+import type { RunRecord } from "./observe/records.ts";
+import type { RunSink } from "./io/run-writer.ts";
+import type { Violation } from "./observe/violations.ts";
 
 /**
  * Filters for {@link CursorEmulatorCore.runs}.

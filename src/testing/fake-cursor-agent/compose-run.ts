@@ -10,7 +10,7 @@ import type { FakeArgs } from "./cli-args.ts";
 import type { Beat } from "./beats.ts";
 import type { FakeChat } from "./chat-store.ts";
 import { shortHash } from "./chat-store.ts";
-import type { Directive, PromptFocus } from "./directives.ts";
+import { type Directive, type NewestUserText, unescape } from "../directives/directive-language.ts";
 import type { FakeScenario } from "./scenario.ts";
 import {
   assistantEvent,
@@ -41,7 +41,7 @@ export interface ComposeInput {
   readonly chat: FakeChat;
   readonly previousPrompts: readonly string[];
   readonly prompt: string;
-  readonly focus: PromptFocus;
+  readonly focus: NewestUserText;
   readonly directives: readonly Directive[];
   readonly scenario: FakeScenario;
   readonly cwd: string;
@@ -311,7 +311,7 @@ function noiseEvents(context: EventContext): Beat[] {
 
 function replyText(input: ComposeInput): string {
   const explicit = input.directives.find((directive) => directive.name === "text");
-  if (explicit) return explicit.argument;
+  if (explicit) return unescape(explicit.argument);
   const turn = input.chat.prompts.length;
   const opener = input.focus.toolContinuation ? "Tool results received." : "Done.";
   const codeword = lastCodeword(input.chat.prompts);

@@ -10,7 +10,7 @@
 import type { FakeArgs } from "./cli-args.ts";
 import type { Beat } from "./beats.ts";
 import type { FakeChat, FakeChatStore } from "./chat-store.ts";
-import { focusOf, parseDirectives } from "./directives.ts";
+import { newestUserText, readDirectives } from "../directives/directive-language.ts";
 import type { FakeScenario } from "./scenario.ts";
 import { composeRun } from "./compose-run.ts";
 import { AUTH_REQUIRED_TEXT, chatNotFoundText, UNTRUSTED_TEXT } from "./texts.ts";
@@ -78,8 +78,8 @@ export function planFakeRun(input: FakeRunInput): FakeRunPlan {
 
   const workspace = args.workspace ?? input.cwd;
   const choice = chooseChat(input, workspace);
-  const focus = focusOf(prompt);
-  const directives = parseDirectives(`${focus.text}\n${scenario.directives}`);
+  const focus = newestUserText(prompt);
+  const directives = readDirectives(`${focus.text}\n${scenario.directives}`);
   const names = new Set(directives.map((directive) => directive.name));
   const slow = directives.find((directive) => directive.name === "slow");
   const eventDelayMs = slow ? Number(slow.argument) || 0 : scenario.eventDelayMs;

@@ -18,7 +18,7 @@
  * | `IGNORE_SIGTERM` | `ignoreSigterm` | keep running after SIGTERM (tests SIGKILL escalation) |
  * | `EVENT_DELAY_MS` | `eventDelayMs` | pause between events (default 0) |
  * | `TOOL_DELAY_MS` | `toolDelayMs` | pause between a tool's `started` and `completed` (default 300) |
- * | `DIRECTIVES` | `directives` | directives applied to every run, e.g. `[[fail: network]]` |
+ * | `DIRECTIVES` | `directives` | directives applied to every run, e.g. `::fail network` |
  *
  * @module
  */

@@ -7,7 +7,7 @@
  */
 import type { JsonObject } from "../../cli/json.ts";
 import { isJsonObject, parseJson } from "../../cli/json.ts";
-import type { Directive } from "./directives.ts";
+import { type Directive, firstToken, unescape } from "../directives/directive-language.ts";
 
 /** One tool call to emit. */
 export interface ToolSpec {
@@ -68,7 +68,7 @@ const BUILDERS: Readonly<Record<string, Builder>> = {
     },
   }),
   write: (argument) => {
-    const [path, content] = split(argument, "|");
+    const [path, content] = pathAndText(argument);
     return {
       key: "writeToolCall",
       args: { path, fileText: content },
@@ -78,7 +78,7 @@ const BUILDERS: Readonly<Record<string, Builder>> = {
     };
   },
   edit: (argument) => {
-    const [path, change] = split(argument, "|");
+    const [path, change] = pathAndText(argument);
     const [oldText, newText] = split(change, "=>");
     return {
       key: "editToolCall",
@@ -89,23 +89,25 @@ const BUILDERS: Readonly<Record<string, Builder>> = {
     };
   },
   rewrite: (argument) => {
-    const [path, content] = split(argument, "|");
+    const [path, content] = pathAndText(argument);
     return {
       key: "editToolCall",
       args: { path, streamContent: content },
       result: { success: { path, linesAdded: 1, linesRemoved: 0, diffString: `+${content}` } },
     };
   },
-  grep: (pattern) => ({
-    key: "grepToolCall",
-    args: { pattern, path: "." },
-    result: { success: { matches: [] } },
-  }),
-  glob: (pattern) => ({
-    key: "globToolCall",
-    args: { targetDirectory: ".", globPattern: pattern },
-    result: { success: { pattern, path: ".", files: [], totalFiles: 0 } },
-  }),
+  grep: (argument) => {
+    const [pattern, path] = patternAndPath(argument);
+    return { key: "grepToolCall", args: { pattern, path }, result: { success: { matches: [] } } };
+  },
+  glob: (argument) => {
+    const [pattern, path] = patternAndPath(argument);
+    return {
+      key: "globToolCall",
+      args: { targetDirectory: path, globPattern: pattern },
+      result: { success: { pattern, path, files: [], totalFiles: 0 } },
+    };
+  },
   ls: (path) => ({
     key: "lsToolCall",
     args: { path, ignore: [] },
@@ -183,6 +185,18 @@ function split(text: string, separator: string): [string, string] {
   const index = text.indexOf(separator);
   if (index === -1) return [text.trim(), ""];
   return [text.slice(0, index).trim(), text.slice(index + separator.length).trim()];
+}
+
+/** `<path> <text>`: the path (plain or JSON-quoted), then the text with escapes decoded. */
+function pathAndText(argument: string): [string, string] {
+  const [path, text] = firstToken(argument);
+  return [path, unescape(text)];
+}
+
+/** `<pattern> [path]`, the path defaulting to the workspace. */
+function patternAndPath(argument: string): [string, string] {
+  const [pattern, path] = firstToken(argument);
+  return [pattern, path === "" ? "." : firstToken(path)[0]];
 }
 
 function objectOf(json: string): JsonObject {

@@ -1,0 +1,134 @@
+/**
+ * Emulator options and their defaults.
+ *
+ * @module
+ */
+import type { AuthOptions } from "../auth/auth-state.ts";
+import type { CatalogModel } from "../catalog/catalog.ts";
+import { defaultCatalog } from "../catalog/catalog-data.ts";
+import { DEFAULT_CONVERSATION_LIMIT } from "../conversation/conversations.ts";
+import { DEFAULT_LOG_LIMIT } from "../observe/log.ts";
+import { DEFAULT_RUN_LIMIT } from "../observe/records.ts";
+import type { Scenario } from "../model/scenario.ts";
+import { resolveStrict, type RuleName, type StrictSettings } from "../observe/violations.ts";
+
+/**
+ * Options of {@link createEmulator} and `startCursorEmulator`.
+ *
+ * @example
+ * ```ts
+ * import type { EmulatorOptions } from "../../mod.ts";
+ *
+ * const options: EmulatorOptions = {
+ *   strict: { disable: ["heartbeat-missing"] },
+ *   auth: { accessTokenLifetimeMs: 60_000 },
+ *   replyDeadlineMs: 10_000,
+ *   log: { limit: 5_000 },
+ * };
+ * console.assert(options.replyDeadlineMs === 10_000);
+ * ```
+ */
+export interface EmulatorOptions {
+  /**
+   * Strict mode (default on): record protocol violations and end the Run where the
+   * service would. `false` turns every rule off; `{ disable: [...] }` turns some off.
+   */
+  readonly strict?: boolean | { readonly disable?: readonly RuleName[] };
+  /** Accounts, tokens and login behaviour. */
+  readonly auth?: AuthOptions;
+  /** Replaces the built-in model catalogue. */
+  readonly models?: readonly CatalogModel[];
+  /** Replaces the directive model with a scripted one. */
+  readonly scenario?: Scenario;
+  /** How long an exec/KV/interaction request may stay unanswered (default 60 s). */
+  readonly replyDeadlineMs?: number;
+  /** Longest gap between client frames before `heartbeat-missing` (default 15 s). */
+  readonly clientHeartbeatTimeoutMs?: number;
+  /** Server heartbeat period while a Run is idle (default 5 s). */
+  readonly heartbeatIntervalMs?: number;
+  /** How long a BidiAppend sequence gap may stay open (default 2 s). */
+  readonly appendGapTimeoutMs?: number;
+  /** Characters per text delta (default 24). */
+  readonly chunkChars?: number;
+  /** Message log: `false` disables it; `limit` entries kept (default 20,000). */
+  readonly log?: false | { readonly limit?: number; readonly keepMessages?: boolean };
+  /** Run records kept (default 1,000). */
+  readonly runLimit?: number;
+  /** Conversations remembered for the prompt cache (default 256, least recently used dropped). */
+  readonly conversationLimit?: number;
+  /** Largest client frame or request body accepted (default 16 MiB). */
+  readonly maxMessageBytes?: number;
+  /** The clock (epoch ms); default `Date.now`. Token expiry follows it. */
+  readonly now?: () => number;
+  /** Overrides the agent URL announced by `GetServerConfig` (default: the emulator's own). */
+  readonly agentUrl?: string;
+  /**
+   * When the final answer's blob (its assistant JSON root) is SET, where the sources
+   * disagree. `"after-turn-ended"` (default): after `turn_ended`, before the final
+   * checkpoint, as captures show (AGENT-SCHEMA.md §11 Open questions, 2. "Final
+   * checkpoint use"). `"before-turn-ended"`: with the other final SETs, before
+   * `turn_ended` (AGENT-SCHEMA.md §5.5 "Checkpoint timing and eligibility": "…final SETs →
+   * turn_ended → …"). A client must keep its conversation with either.
+   */
+  readonly finalAnswerBlob?: FinalAnswerBlob;
+}
+
+/**
+ * Where the final answer's blob goes relative to `turn_ended` (see
+ * {@link EmulatorOptions.finalAnswerBlob}).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type FinalAnswerBlob } from "../../mod.ts";
+ *
+ * const finalAnswerBlob: FinalAnswerBlob = "before-turn-ended";
+ * const emulator = await createEmulator({ finalAnswerBlob });
+ * await emulator.close();
+ * ```
+ */
+export type FinalAnswerBlob = "after-turn-ended" | "before-turn-ended";
+
+/** Options with every default applied. */
+export interface ResolvedOptions {
+  readonly strict: StrictSettings;
+  readonly auth: AuthOptions;
+  readonly models: readonly CatalogModel[];
+  readonly scenario: Scenario | undefined;
+  readonly replyDeadlineMs: number;
+  readonly clientHeartbeatTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly appendGapTimeoutMs: number;
+  readonly chunkChars: number;
+  readonly logLimit: number;
+  readonly logMessages: boolean;
+  readonly runLimit: number;
+  readonly conversationLimit: number;
+  readonly maxMessageBytes: number;
+  readonly now: () => number;
+  readonly agentUrl: string | undefined;
+  readonly finalAnswerBlob: FinalAnswerBlob;
+}
+
+/** Applies defaults. */
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const log = options.log === false ? { limit: 0 } : options.log ?? {};
+  return {
+    strict: resolveStrict(options.strict),
+    auth: options.auth ?? {},
+    models: options.models ?? defaultCatalog(),
+    scenario: options.scenario,
+    replyDeadlineMs: options.replyDeadlineMs ?? 60_000,
+    clientHeartbeatTimeoutMs: options.clientHeartbeatTimeoutMs ?? 15_000,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 5_000,
+    appendGapTimeoutMs: options.appendGapTimeoutMs ?? 2_000,
+    chunkChars: options.chunkChars ?? 24,
+    logLimit: log.limit ?? DEFAULT_LOG_LIMIT,
+    logMessages: (options.log === false ? undefined : options.log?.keepMessages) ?? true,
+    runLimit: options.runLimit ?? DEFAULT_RUN_LIMIT,
+    conversationLimit: options.conversationLimit ?? DEFAULT_CONVERSATION_LIMIT,
+    maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
+    now: options.now ?? Date.now,
+    agentUrl: options.agentUrl,
+    finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
+  };
+}

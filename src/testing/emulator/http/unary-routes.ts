@@ -1,0 +1,154 @@
+/**
+ * The unary RPCs: `AvailableModels`, `GetServerConfig` (announcing the emulator's own
+ * agent URL), `GetUsableModels` and `GetDefaultModelForCli`, each with the binary
+ * (`application/proto`) and JSON (`application/json`) codecs and on every path variant
+ * clients use.
+ *
+ * @module
+ */
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  fromJson,
+  type MessageShape,
+  toBinary,
+  toJson,
+} from "@bufbuild/protobuf";
+import {
+  AvailableModelsRequestSchema,
+  AvailableModelsResponseSchema,
+} from "../../../gen/aiserver/v1/ai_service_pb.ts";
+import {
+  GetServerConfigRequestSchema,
+  GetServerConfigResponseSchema,
+} from "../../../gen/aiserver/v1/server_config_pb.ts";
+import {
+  GetDefaultModelForCliRequestSchema,
+  GetDefaultModelForCliResponseSchema,
+  GetUsableModelsRequestSchema,
+  GetUsableModelsResponseSchema,
+} from "../../../gen/agent/v1/agent_service_pb.ts";
+import { availableModelsResponse, modelDetails } from "../catalog/catalog-messages.ts";
+import { DEFAULT_MODEL_ID } from "../catalog/catalog.ts";
+import {
+  BodyTooLargeError,
+  connectErrorResponse,
+  mediaType,
+  readBody,
+} from "../wire/connect-http.ts";
+import type { EmulatorCore } from "./emulator-core.ts";
+import { authorize } from "./sse-routes.ts";
+
+const UNARY_BODY_LIMIT = 1024 * 1024;
+
+type Handler = (core: EmulatorCore, request: Request) => Promise<Response>;
+
+/** Unary routes by path. */
+export const UNARY_ROUTES: Readonly<Record<string, Handler>> = {
+  "/aiserver.v1.AiService/AvailableModels": (core, request) =>
+    unary(
+      core,
+      request,
+      AvailableModelsRequestSchema,
+      AvailableModelsResponseSchema,
+      (input) => availableModelsResponse(core.options.models, input),
+    ),
+  "/aiserver.v1.ServerConfigService/GetServerConfig": serverConfig,
+  "/agent.v1.AgentService/GetServerConfig": serverConfig,
+  "/agent.v1.AgentService/GetUsableModels": usableModels,
+  "/aiserver.v1.AiService/GetUsableModels": usableModels,
+  "/agent.v1.AgentService/GetDefaultModelForCli": defaultModel,
+  "/aiserver.v1.AiService/GetDefaultModelForCli": defaultModel,
+};
+
+function serverConfig(core: EmulatorCore, request: Request): Promise<Response> {
+  return unary(core, request, GetServerConfigRequestSchema, GetServerConfigResponseSchema, () => {
+    const url = core.options.agentUrl ?? core.baseUrl ?? "";
+    return create(GetServerConfigResponseSchema, {
+      configVersion: "emulator-1",
+      agentUrlConfig: { agentUrl: url, agentnUrl: url },
+    });
+  });
+}
+
+function usableModels(core: EmulatorCore, request: Request): Promise<Response> {
+  return unary(
+    core,
+    request,
+    GetUsableModelsRequestSchema,
+    GetUsableModelsResponseSchema,
+    () => create(GetUsableModelsResponseSchema, { models: core.options.models.map(modelDetails) }),
+  );
+}
+
+function defaultModel(core: EmulatorCore, request: Request): Promise<Response> {
+  return unary(
+    core,
+    request,
+    GetDefaultModelForCliRequestSchema,
+    GetDefaultModelForCliResponseSchema,
+    () => {
+      const model = core.options.models.find((m) => m.id === DEFAULT_MODEL_ID) ??
+        core.options.models[0];
+      return create(
+        GetDefaultModelForCliResponseSchema,
+        model === undefined ? {} : { model: modelDetails(model) },
+      );
+    },
+  );
+}
+
+async function unary<I extends DescMessage, O extends DescMessage>(
+  core: EmulatorCore,
+  request: Request,
+  input: I,
+  output: O,
+  handle: (message: MessageShape<I>) => MessageShape<O>,
+): Promise<Response> {
+  const type = mediaType(request);
+  if (type !== "application/proto" && type !== "application/json") {
+    return connectErrorResponse({
+      code: "unknown",
+      message: `Unsupported content type ${JSON.stringify(type)}`,
+    }, 415);
+  }
+  const refused = await authorize(core, request);
+  if (refused !== undefined) return refused;
+  let body: Uint8Array;
+  try {
+    body = await readBody(request, UNARY_BODY_LIMIT);
+  } catch (cause) {
+    if (cause instanceof BodyTooLargeError) {
+      return connectErrorResponse({
+        code: "resource_exhausted",
+        message: `Request exceeds ${cause.limit} bytes`,
+      });
+    }
+    throw cause;
+  }
+  let message: MessageShape<I>;
+  try {
+    message = type === "application/json"
+      ? fromJson(input, body.length === 0 ? {} : JSON.parse(new TextDecoder().decode(body)))
+      : fromBinary(input, body);
+  } catch (cause) {
+    return connectErrorResponse({
+      code: "invalid_argument",
+      message: `Cannot decode ${input.typeName}: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+    });
+  }
+  const answer = handle(message);
+  if (type === "application/json") {
+    return new Response(JSON.stringify(toJson(output, answer)), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
+  }
+  return new Response(toBinary(output, answer), {
+    status: 200,
+    headers: { "content-type": "application/proto" },
+  });
+}

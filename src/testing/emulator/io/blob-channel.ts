@@ -1,0 +1,129 @@
+/**
+ * The server side of the KV channel: SET blobs into the client's store (and wait for
+ * each `set_blob_result` before anything references them) and GET blobs a checkpoint
+ * references (verifying each hashes to its id). A blob the client cannot serve ends the
+ * Run the way the service does: Connect `internal`, "Blob not found".
+ *
+ * @module
+ */
+import { create } from "@bufbuild/protobuf";
+import { AgentServerMessageSchema } from "../../../gen/agent/v1/server_message_pb.ts";
+import type { PreFetchedBlob } from "../../../gen/agent/v1/run_request_pb.ts";
+import { bytesToHex, sha256 } from "../../../core/bytes.ts";
+import { RunFailure } from "../wire/connect-http.ts";
+import type { RunIo } from "./run-io.ts";
+
+/** The Run's blob traffic. */
+export class BlobChannel {
+  readonly #io: RunIo;
+  /** Ids (hex) the client is known to hold: set or served in this Run. */
+  readonly #known = new Set<string>();
+  readonly #queue: { id: Uint8Array; data: Uint8Array }[] = [];
+  readonly #preFetched = new Map<string, Uint8Array>();
+
+  constructor(io: RunIo, preFetched: readonly PreFetchedBlob[]) {
+    this.#io = io;
+    for (const blob of preFetched) this.#preFetched.set(bytesToHex(blob.id), blob.value);
+    if (preFetched.length > 0) io.variant("preFetchedBlobs", true);
+  }
+
+  /**
+   * Queues a blob for SET (skipped when the client already holds it).
+   *
+   * @returns Its id.
+   */
+  async put(data: Uint8Array): Promise<Uint8Array> {
+    const id = await sha256(data);
+    const hex = bytesToHex(id);
+    if (!this.#known.has(hex)) {
+      this.#known.add(hex);
+      this.#queue.push({ id, data });
+    }
+    return id;
+  }
+
+  /** Marks a blob as held by the client (it came from the client). */
+  markKnown(id: Uint8Array): void {
+    this.#known.add(bytesToHex(id));
+  }
+
+  /** Sends every queued SET and waits for all results. */
+  async flush(): Promise<void> {
+    const batch = this.#queue.splice(0);
+    const waits: Promise<void>[] = [];
+    for (const { id, data } of batch) {
+      const { id: kvId, done } = this.#io.replies.kv("set");
+      this.#io.record.kv.sets++;
+      await this.#io.writer.send(create(AgentServerMessageSchema, {
+        message: {
+          case: "kvServerMessage",
+          value: {
+            id: kvId,
+            message: { case: "setBlobArgs", value: { blobId: id, blobData: data } },
+          },
+        },
+      }));
+      const wait = done.then((reply) => {
+        const result = reply.message;
+        if (result.case === "setBlobResult" && result.value.error !== undefined) {
+          throw new RunFailure({
+            code: "internal",
+            message: `Client failed to store blob ${
+              bytesToHex(id).slice(0, 16)
+            }: ${result.value.error.message}`,
+          });
+        }
+      });
+      wait.catch(() => {});
+      waits.push(wait);
+    }
+    await Promise.all(waits);
+  }
+
+  /**
+   * GETs blobs from the client (or from `pre_fetched_blobs`), all in flight at once.
+   *
+   * @param ids Blob ids.
+   * @returns Their data, in order.
+   * @throws {RunFailure} `internal` "Blob not found" for a miss or a hash mismatch.
+   */
+  async get(ids: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    const pending = ids.map((id) => this.#getOne(id));
+    return await Promise.all(pending);
+  }
+
+  async #getOne(id: Uint8Array): Promise<Uint8Array> {
+    const hex = bytesToHex(id);
+    const pushed = this.#preFetched.get(hex);
+    if (pushed !== undefined && bytesToHex(await sha256(pushed)) === hex) {
+      this.#known.add(hex);
+      return pushed;
+    }
+    const { id: kvId, done } = this.#io.replies.kv("get");
+    this.#io.record.kv.gets++;
+    await this.#io.writer.send(create(AgentServerMessageSchema, {
+      message: {
+        case: "kvServerMessage",
+        value: { id: kvId, message: { case: "getBlobArgs", value: { blobId: id } } },
+      },
+    }));
+    const reply = await done;
+    const result = reply.message;
+    const data = result.case === "getBlobResult" ? result.value.blobData : undefined;
+    if (result.case === "getBlobResult" && (data === undefined || data.length === 0)) {
+      this.#io.record.kv.misses++;
+      this.#io.variant("blobMissShape", result.value.error === undefined ? "empty" : "error");
+      throw new RunFailure({ code: "internal", message: "Blob not found" });
+    }
+    if (data === undefined) throw new RunFailure({ code: "internal", message: "Blob not found" });
+    if (bytesToHex(await sha256(data)) !== hex) {
+      this.#io.violation(
+        "blob-hash-mismatch",
+        `Blob ${hex.slice(0, 16)} returned data with a different hash`,
+      );
+      throw new RunFailure({ code: "internal", message: "Blob not found" });
+    }
+    this.#known.add(hex);
+    return data;
+  }
+}

@@ -1,0 +1,354 @@
+/**
+ * Running a model tool call against the client: the exec request(s) or interaction
+ * query it becomes, waiting for the answer, and turning the answer into a result the
+ * model quotes (`summary`) and the completed display `ToolCall`.
+ *
+ * @module
+ */
+import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
+import { AgentServerMessageSchema } from "../../../gen/agent/v1/server_message_pb.ts";
+import type { ExecServerMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
+import type {
+  InteractionQuerySchema,
+  InteractionResponse,
+} from "../../../gen/agent/v1/interaction_query_pb.ts";
+import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
+import { type ToolCall, ToolCallSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
+import type { ToolSpec } from "./directive-plan.ts";
+import type { ExecOutcome } from "../io/replies.ts";
+import type { ExecRecord } from "../observe/records.ts";
+import type { RunIo } from "../io/run-io.ts";
+import { absolutePath, displayToolCall, findMcpTool, jsonArgs, shellArgs } from "./tool-display.ts";
+import { describeOutcome, describeShell, type OutcomeView } from "./tool-summary.ts";
+
+/** What tools need from the Run. */
+export interface ToolEnv {
+  readonly io: RunIo;
+  readonly workspace: string;
+  readonly tools: readonly McpToolDefinition[];
+  readonly modelId: string;
+  readonly conversationId: string;
+  /** Routes shell output of an exec id to a listener (for `tool_call_delta`). */
+  watchShell(execId: number, listener: (stream: "stdout" | "stderr", data: string) => void): void;
+  /** Waits for an async ask-question answer delivered by a conversation action. */
+  asyncAnswer(toolCallId: string): Promise<string>;
+}
+
+/** The result of one tool call. */
+export interface ToolResult {
+  readonly spec: ToolSpec;
+  readonly toolCallId: string;
+  readonly ok: boolean;
+  /** What the model quotes in its final text. */
+  readonly summary: string;
+  /** The display ToolCall with its result, for `tool_call_completed` and the step blob. */
+  readonly completed: ToolCall;
+}
+
+type ExecRequest = NonNullable<MessageInitShape<typeof ExecServerMessageSchema>["message"]>;
+type QueryRequest = NonNullable<MessageInitShape<typeof InteractionQuerySchema>["query"]>;
+
+/** Sends one exec and waits for its outcome (terminal result and stream_close). */
+export async function execOnClient(
+  env: ToolEnv,
+  toolCallId: string,
+  request: ExecRequest,
+  onShell?: (stream: "stdout" | "stderr", data: string) => void,
+): Promise<ExecOutcome> {
+  const requestCase = request.case ?? "unset";
+  const { id, done } = env.io.replies.exec(requestCase, true);
+  const record: ExecRecord = {
+    id,
+    requestCase,
+    toolCallId,
+    resultCase: undefined,
+    thrown: undefined,
+    streamClosed: false,
+    durationMs: undefined,
+  };
+  env.io.record.execs.push(record);
+  if (onShell !== undefined) env.watchShell(id, onShell);
+  await env.io.writer.send(create(AgentServerMessageSchema, {
+    message: { case: "execServerMessage", value: { id, message: request } },
+  }));
+  const outcome = await done;
+  record.resultCase = outcome.shell?.terminal ?? outcome.result?.case;
+  record.thrown = outcome.thrown;
+  record.streamClosed = outcome.streamClosed;
+  record.durationMs = outcome.durationMs;
+  return outcome;
+}
+
+/** Sends one interaction query and waits for its response. */
+export async function queryClient(
+  env: ToolEnv,
+  toolCallId: string,
+  query: QueryRequest,
+): Promise<InteractionResponse> {
+  const { id, done } = env.io.replies.query(query.case ?? "unset");
+  const record = {
+    id,
+    queryCase: query.case ?? "unset",
+    toolCallId,
+    resultCase: undefined as string | undefined,
+  };
+  env.io.record.interactions.push(record);
+  await env.io.writer.send(create(AgentServerMessageSchema, {
+    message: { case: "interactionQuery", value: { id, query } },
+  }));
+  const response = await done;
+  record.resultCase = response.result.case;
+  return response;
+}
+
+function completed(base: ToolCall, view: OutcomeView): ToolCall {
+  const call = clone(ToolCallSchema, base);
+  view.setResult?.(call);
+  return call;
+}
+
+/**
+ * Runs one tool call: sends its exec(s) or query, waits, and describes the outcome.
+ *
+ * @param env The Run.
+ * @param spec The call.
+ * @param toolCallId Its id.
+ * @param onDelta Emits a `tool_call_delta` (shell output, edit content).
+ * @returns The result.
+ */
+export async function runTool(
+  env: ToolEnv,
+  spec: ToolSpec,
+  toolCallId: string,
+  onDelta: DeltaSink,
+): Promise<ToolResult> {
+  const base = displayToolCall(spec, toolCallId, env.workspace);
+  const view = await runSpec(env, spec, toolCallId, onDelta);
+  return { spec, toolCallId, ok: view.ok, summary: view.summary, completed: completed(base, view) };
+}
+
+type DeltaSink = (delta: { stream: "stdout" | "stderr" | "edit"; text: string }) => void;
+
+async function runSpec(
+  env: ToolEnv,
+  spec: ToolSpec,
+  toolCallId: string,
+  onDelta: DeltaSink,
+): Promise<OutcomeView> {
+  switch (spec.kind) {
+    case "shell": {
+      const args = shellArgs(spec.command, env.workspace, toolCallId);
+      const request: ExecRequest = { case: "shellStreamArgs", value: args };
+      const outcome = await execOnClient(
+        env,
+        toolCallId,
+        request,
+        (stream, text) => onDelta({ stream, text }),
+      );
+      return describeShell(args, outcome);
+    }
+    case "mcp":
+      return await runMcp(env, spec, toolCallId);
+    case "subagent": {
+      const request: ExecRequest = {
+        case: "subagentArgs",
+        value: {
+          toolCallId,
+          subagentType: spec.subagentType,
+          prompt: spec.prompt,
+          modelId: env.modelId,
+          parentConversationId: env.conversationId,
+        },
+      };
+      return describeOutcome(spec, await execOnClient(env, toolCallId, request));
+    }
+    case "ask":
+    case "mode":
+    case "plan":
+      return await runQuery(env, spec, toolCallId);
+    default:
+      return await runFileTool(env, spec, toolCallId, onDelta);
+  }
+}
+
+async function runFileTool(
+  env: ToolEnv,
+  spec: Extract<ToolSpec, { kind: "read" | "write" | "ls" | "grep" | "glob" | "delete" }>,
+  toolCallId: string,
+  onDelta: DeltaSink,
+): Promise<OutcomeView> {
+  const path = absolutePath(env.workspace, spec.path);
+  let request: ExecRequest;
+  switch (spec.kind) {
+    case "read":
+      request = { case: "readArgs", value: { path, toolCallId } };
+      break;
+    case "write":
+      await execOnClient(env, toolCallId, { case: "readArgs", value: { path, toolCallId } });
+      onDelta({ stream: "edit", text: spec.content });
+      request = { case: "writeArgs", value: { path, fileText: spec.content, toolCallId } };
+      break;
+    case "ls":
+      request = { case: "lsArgs", value: { path, toolCallId } };
+      break;
+    case "delete":
+      request = { case: "deleteArgs", value: { path, toolCallId } };
+      break;
+    default:
+      request = grepRequest(spec, path, toolCallId);
+  }
+  return describeOutcome(spec, await execOnClient(env, toolCallId, request));
+}
+
+function grepRequest(
+  spec: Extract<ToolSpec, { kind: "grep" | "glob" }>,
+  path: string,
+  toolCallId: string,
+): ExecRequest {
+  return spec.kind === "grep"
+    ? {
+      case: "grepArgs",
+      value: { pattern: spec.pattern, path, outputMode: "content", toolCallId },
+    }
+    : {
+      case: "grepArgs",
+      value: {
+        pattern: "",
+        glob: spec.pattern,
+        path,
+        outputMode: "files_with_matches",
+        toolCallId,
+      },
+    };
+}
+
+async function runMcp(
+  env: ToolEnv,
+  spec: Extract<ToolSpec, { kind: "mcp" }>,
+  toolCallId: string,
+): Promise<OutcomeView> {
+  const tool = findMcpTool(env.tools, spec.name);
+  if (tool === undefined) {
+    const names = env.tools.map((t) => t.name).join(", ") || "none";
+    return {
+      ok: false,
+      summary:
+        `mcp \`${spec.name}\`: the client does not advertise this tool (advertised: ${names})`,
+    };
+  }
+  const request: ExecRequest = {
+    case: "mcpArgs",
+    value: {
+      name: tool.name,
+      args: jsonArgs(spec.args),
+      toolCallId,
+      providerIdentifier: tool.providerIdentifier,
+      toolName: tool.toolName,
+    },
+  };
+  return describeOutcome(spec, await execOnClient(env, toolCallId, request));
+}
+
+async function runQuery(
+  env: ToolEnv,
+  spec: Extract<ToolSpec, { kind: "ask" | "mode" | "plan" }>,
+  toolCallId: string,
+): Promise<OutcomeView> {
+  switch (spec.kind) {
+    case "ask": {
+      const options = spec.options.map((label, index) => ({ id: `o${index + 1}`, label }));
+      const args = {
+        title: spec.question,
+        questions: [{ id: "q1", prompt: spec.question, options }],
+      };
+      const response = await queryClient(env, toolCallId, {
+        case: "askQuestionInteractionQuery",
+        value: { args, toolCallId },
+      });
+      return await describeAnswer(env, spec, toolCallId, response);
+    }
+    case "mode": {
+      const response = await queryClient(env, toolCallId, {
+        case: "switchModeRequestQuery",
+        value: { args: { targetModeId: spec.target, explanation: spec.explanation, toolCallId } },
+      });
+      return describeDecision(`mode \`${spec.target}\``, response);
+    }
+    case "plan": {
+      const response = await queryClient(env, toolCallId, {
+        case: "createPlanRequestQuery",
+        value: {
+          args: { plan: spec.plan, name: spec.name, overview: spec.plan.split("\n")[0] ?? "" },
+          toolCallId,
+        },
+      });
+      return describeDecision(`plan "${spec.name}"`, response);
+    }
+  }
+}
+
+async function describeAnswer(
+  env: ToolEnv,
+  spec: Extract<ToolSpec, { kind: "ask" }>,
+  toolCallId: string,
+  response: InteractionResponse,
+): Promise<OutcomeView> {
+  const label = `ask "${spec.question}"`;
+  if (response.result.case !== "askQuestionInteractionResponse") {
+    return describeDecision(label, response);
+  }
+  const result = response.result.value.result?.result;
+  if (result?.case === "async") {
+    env.io.variant("asyncAskQuestion", true);
+    return { ok: true, summary: `${label}: answered ${await env.asyncAnswer(toolCallId)} (async)` };
+  }
+  if (result?.case === "success") {
+    return {
+      ok: true,
+      summary: `${label}: answered ${answerText(result.value.answers, spec.options)}`,
+    };
+  }
+  const reason = result?.case === "rejected"
+    ? result.value.reason
+    : result?.case === "error"
+    ? result.value.errorMessage
+    : "no result";
+  return { ok: false, summary: `${label}: ${result?.case ?? "unanswered"} (${reason})` };
+}
+
+/** Renders answers as option labels and free text. */
+export function answerText(
+  answers: readonly { selectedOptionIds: readonly string[]; freeformText: string }[],
+  options: readonly string[],
+): string {
+  const parts = answers.flatMap((answer) => [
+    ...answer.selectedOptionIds.map((id) => options[Number(id.slice(1)) - 1] ?? id),
+    ...(answer.freeformText === "" ? [] : [answer.freeformText]),
+  ]);
+  return parts.length === 0 ? "(nothing)" : parts.map((part) => JSON.stringify(part)).join(", ");
+}
+
+function describeDecision(label: string, response: InteractionResponse): OutcomeView {
+  const result = response.result;
+  if (result.case === "switchModeRequestResponse") {
+    const decision = result.value.result;
+    return decision.case === "approved"
+      ? { ok: true, summary: `${label}: approved` }
+      : { ok: false, summary: `${label}: rejected (${decision.value?.reason ?? ""})` };
+  }
+  if (result.case === "createPlanRequestResponse") {
+    const outcome = result.value.result;
+    return outcome?.result.case === "success"
+      ? {
+        ok: true,
+        summary: `${label}: accepted${outcome.planUri ? ` at ${outcome.planUri}` : ""}`,
+      }
+      : {
+        ok: false,
+        summary: `${label}: ${outcome?.result.case ?? "no result"} (${
+          outcome?.result.value?.error ?? ""
+        })`,
+      };
+  }
+  return { ok: false, summary: `${label}: ${result.case ?? "no answer"}` };
+}
