@@ -9,7 +9,7 @@
  */
 import { type OfferedModel, pricingCoverageProblems } from "../src/billing/coverage.ts";
 import { CURSOR_PRICING } from "../src/billing/cursor-pricing.ts";
-import { defaultCatalog } from "../src/testing/emulator/catalog-data.ts";
+import { defaultCatalog } from "../src/testing/emulator/catalog/catalog-data.ts";
 
 const offered: OfferedModel[] = defaultCatalog().map((model) => ({
   id: model.id,

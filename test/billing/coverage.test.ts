@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { type OfferedModel, pricingCoverageProblems } from "../../src/billing/coverage.ts";
 import { CURSOR_PRICING } from "../../src/billing/cursor-pricing.ts";
 import type { PricingCatalogue } from "../../src/billing/pricing-catalogue.ts";
-import { defaultCatalog } from "../../src/testing/emulator/catalog-data.ts";
+import { defaultCatalog } from "../../src/testing/emulator/catalog/catalog-data.ts";
 
 function emulatorModels(): OfferedModel[] {
   return defaultCatalog().map((model) => ({
