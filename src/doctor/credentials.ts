@@ -74,18 +74,26 @@ export interface CredentialCheck {
   readonly accessToken: string | undefined;
 }
 
+/** Where the live exchange goes. */
+export interface ExchangeTarget {
+  /** Cursor's API origin. */
+  readonly apiBaseURL: string;
+  /** Whether a plain-http loopback origin is allowed (a local emulator). */
+  readonly allowLoopback: boolean;
+}
+
 /**
  * Checks presence, shape, expiry, and a live exchange.
  *
  * @param probes Probes.
  * @param found What {@link findCredentials} returned.
- * @param apiBaseURL Where to exchange.
+ * @param target Where to exchange, and whether a loopback origin is allowed.
  * @returns Results and an access token for the checks that follow.
  */
 export async function checkCredentials(
   probes: DoctorProbes,
   found: FoundCredentials,
-  apiBaseURL: string,
+  target: ExchangeTarget,
 ): Promise<CredentialCheck> {
   const title = "Credentials";
   if (found.kind === "none") {
@@ -116,7 +124,7 @@ export async function checkCredentials(
     };
   }
   const present = result("credentials.present", title, "ok", `Found in ${found.source}`);
-  if (found.kind === "api-key") return await apiKeyChecks(probes, found.key, present, apiBaseURL);
+  if (found.kind === "api-key") return await apiKeyChecks(probes, found.key, present, target);
   return oauthChecks(probes, found, present);
 }
 
@@ -124,8 +132,9 @@ async function apiKeyChecks(
   probes: DoctorProbes,
   key: string,
   present: CheckResult,
-  apiBaseURL: string,
+  target: ExchangeTarget,
 ): Promise<CredentialCheck> {
+  const { apiBaseURL } = target;
   if (!/^crsr_[A-Za-z0-9_-]{8,}$/.test(key)) {
     return {
       results: [
@@ -145,6 +154,7 @@ async function apiKeyChecks(
   try {
     const tokens = await exchangeApiKey(key, {
       apiBaseURL,
+      allowLoopback: target.allowLoopback,
       fetch: probes.fetch,
       timeoutMs: 10_000,
     });

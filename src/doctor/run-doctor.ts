@@ -44,7 +44,7 @@ export async function runDoctor(probes: DoctorProbes): Promise<DoctorReport> {
   const credentials = await checkCredentials(
     probes,
     await findCredentials(probes),
-    target.apiBaseURL,
+    target,
   );
   const checks: CheckResult[] = [
     ...credentials.results,

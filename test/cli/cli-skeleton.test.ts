@@ -24,7 +24,7 @@ describe("generateText on the CLI backend", () => {
       const commands: string[] = [];
       const result = await generateText({
         model: fake.model(),
-        prompt: "List the files [[shell: ls -la]]",
+        prompt: "List the files\n::shell ls -la",
         tools: {
           bash: tool({
             description: "Runs a shell command.",
@@ -61,7 +61,7 @@ describe("aborts on the CLI backend", () => {
       const controller = new AbortController();
       const pending = generateText({
         model: fake.model(),
-        prompt: "Stall [[hang-after-init]]",
+        prompt: "Stall\n::hang-after-init",
         abortSignal: controller.signal,
       });
       for (let i = 0; i < 1000 && (await fake.starts()).length === 0; i++) {
@@ -82,7 +82,7 @@ describe("aborts on the CLI backend", () => {
     try {
       const controller = new AbortController();
       const { stream } = await fake.model().doStream({
-        prompt: [{ role: "user", content: [{ type: "text", text: "Stall [[stall]]" }] }],
+        prompt: [{ role: "user", content: [{ type: "text", text: "Stall\n::stall" }] }],
         abortSignal: controller.signal,
       });
       const failures: unknown[] = [];
@@ -114,7 +114,7 @@ describe("aborts on the CLI backend", () => {
       const errors: unknown[] = [];
       const result = streamText({
         model: fake.model(),
-        prompt: "Stall [[stall]]",
+        prompt: "Stall\n::stall",
         abortSignal: controller.signal,
         onError: ({ error }) => {
           errors.push(error);
