@@ -166,13 +166,14 @@ export class AgentRun {
           yield { type: "warning", message: "Skipped an undecodable server frame" };
           continue;
         }
-        for (const event of await this.#handle(message, frame.bytes)) {
+        for (const event of this.#handle(message, frame.bytes)) {
           if (event.type === "turn-ended") {
             turnEnded = true;
             tailDeadline = Date.now() + (this.#options.tailGraceMs ?? TAIL_GRACE_MS);
           }
           yield event;
         }
+        if (this.#sendFailure) throw this.#sendFailure;
       }
       if (!turnEnded) throw this.#interrupted("The Run's stream ended before turn_ended");
     } catch (error) {
@@ -200,16 +201,25 @@ export class AgentRun {
     }
   }
 
-  async #handle(message: AgentServerMessage, bytes: Uint8Array): Promise<RunEvent[]> {
+  /**
+   * Sends an answer the protocol demands without waiting for its delivery, so the next
+   * server request is read (and answered) while this one travels: sends keep their order,
+   * and a failed one fails the Run at the next frame.
+   */
+  #answer(init: Parameters<typeof create<typeof AgentClientMessageSchema>>[1]): void {
+    this.send(init).catch(() => {});
+  }
+
+  #handle(message: AgentServerMessage, bytes: Uint8Array): RunEvent[] {
     const m = message.message;
     switch (m.case) {
       case "interactionUpdate":
         return this.#update(m.value);
       case "kvServerMessage":
-        await this.#answerKv(m.value);
+        this.#answerKv(m.value);
         return [];
       case "execServerMessage":
-        return await this.#answerExec(m.value);
+        return this.#answerExec(m.value);
       case "conversationCheckpointUpdate": {
         this.activity.checkpointUpdates++;
         if (m.value.tokenDetails) this.activity.tokenDetailUpdates++;
@@ -233,7 +243,7 @@ export class AgentRun {
             message: `Unknown interaction query case ${String(m.value.query.case)}`,
           }];
         }
-        await this.send({ message: { case: "interactionResponse", value: answer } });
+        this.#answer({ message: { case: "interactionResponse", value: answer } });
         return [{
           type: "warning",
           message: `Declined interaction query ${String(m.value.query.case)}`,
@@ -309,12 +319,12 @@ export class AgentRun {
     }
   }
 
-  async #answerKv(kv: KvServerMessage): Promise<void> {
+  #answerKv(kv: KvServerMessage): void {
     const m = kv.message;
     if (m.case === "setBlobArgs") {
       this.activity.kvSets++;
       this.#options.blobs.set(bytesToHex(m.value.blobId), m.value.blobData);
-      await this.send({
+      this.#answer({
         message: {
           case: "kvClientMessage",
           value: { id: kv.id, message: { case: "setBlobResult", value: {} } },
@@ -333,7 +343,7 @@ export class AgentRun {
       const result = data === undefined
         ? { error: { message: "Blob not found" } }
         : { blobData: data };
-      await this.send({
+      this.#answer({
         message: {
           case: "kvClientMessage",
           value: { id: kv.id, message: { case: "getBlobResult", value: result } },
@@ -355,10 +365,10 @@ export class AgentRun {
     return undefined;
   }
 
-  async #answerExec(exec: ExecServerMessage): Promise<RunEvent[]> {
+  #answerExec(exec: ExecServerMessage): RunEvent[] {
     this.activity.execRequests++;
     if (exec.message.case === "requestContextArgs") {
-      await this.send({
+      this.#answer({
         message: {
           case: "execClientMessage",
           value: {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { generateText } from "ai";
 import { createCursor } from "../../node.ts";
 import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
-import { type EmulatorProcess, startEmulatorProcess } from "../support/emulator-process.ts";
+import { type EmulatorProcess, startEmulatorProcess } from "../../scripts/lib/emulator-process.ts";
 
 const RUNS = 200;
 const AT_ONCE = 4;

@@ -1,6 +1,10 @@
 /**
- * The emulator in a separate process (`scripts/emulator.ts` under Deno), for tests whose
- * subject is timing between two processes that an in-process emulator hides.
+ * The emulator in a separate process (`scripts/emulator.ts` under Deno), for tests and
+ * benchmarks whose subject is timing between two processes that an in-process emulator
+ * hides (shared event loop, no real socket latency). Runtime-neutral (`node:` APIs), so
+ * tests on Node and Bun use it too.
+ *
+ * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -27,9 +31,14 @@ function denoBinary(): string {
  * `startMs`.
  */
 export async function startEmulatorProcess(
-  options: { readonly startMs?: number; readonly lifetimeMs?: number } = {},
+  options: {
+    readonly startMs?: number;
+    readonly lifetimeMs?: number;
+    /** Extra `scripts/emulator.ts` options, e.g. `["--no-auth"]`. */
+    readonly args?: readonly string[];
+  } = {},
 ): Promise<EmulatorProcess> {
-  const child = spawn(denoBinary(), ["run", "-A", "scripts/emulator.ts"], {
+  const child = spawn(denoBinary(), ["run", "-A", "scripts/emulator.ts", ...(options.args ?? [])], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -67,13 +76,22 @@ function readyLines(child: ChildProcess, timeoutMs: number): Promise<Map<string,
       () => reject(new Error(`The emulator process did not start within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    let ready = false;
+    // Keep draining both pipes after start-up (the emulator logs), keeping only a tail.
+    child.stderr?.on(
+      "data",
+      (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)),
+    );
     child.stdout?.on("data", (chunk: Buffer) => {
+      if (ready) return;
       stdout += chunk.toString();
-      for (const line of stdout.split("\n")) {
+      const lines = stdout.split("\n");
+      stdout = lines.pop() ?? "";
+      for (const line of lines) {
         const match = line.match(/^emulator: (\w+)=(\S+)$/);
         if (match?.[1] && match[2]) fields.set(match[1], match[2]);
         if (line.startsWith("emulator: ready")) {
+          ready = true;
           clearTimeout(timer);
           resolve(fields);
         }
