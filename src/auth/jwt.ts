@@ -58,7 +58,7 @@ function numericClaimMs(token: string, claim: "exp" | "iat"): number | undefined
  * @param nowMs The current time.
  * @returns `true` when the token should be renewed.
  */
-export function isExpiringSoon(token: string, nowMs: number): boolean {
+function isExpiringSoon(token: string, nowMs: number): boolean {
   const expiry = jwtExpiryMs(token);
   return expiry === undefined || expiry - nowMs < RENEW_BEFORE_EXPIRY_MS;
 }
