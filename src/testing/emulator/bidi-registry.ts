@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { RunSession } from "./run-session.ts";
+import type { RunVariants } from "./records.ts";
 
 /** Outcome of one append. */
 export type AppendOutcome =
@@ -15,9 +15,15 @@ export type AppendOutcome =
   | { readonly kind: "ended" }
   | { readonly kind: "overflow"; readonly message: string };
 
-interface Entry {
+/** What the registry needs of a Run session (the Run session itself, without importing it). */
+export interface AppendTarget {
+  deliver(bytes: Uint8Array): void;
+  variant(name: "appendEncoding", value: RunVariants["appendEncoding"]): void;
+}
+
+interface Entry<Session extends AppendTarget> {
   readonly requestId: string;
-  session: RunSession | undefined;
+  session: Session | undefined;
   next: number;
   readonly buffered: Map<number, Uint8Array>;
   /** Messages in order, waiting for the RunSSE to attach. */
@@ -34,8 +40,8 @@ export const MAX_PENDING_RUNS = 1024;
 const ENDED_MEMORY = 1024;
 
 /** The registry of one emulator. */
-export class BidiRegistry {
-  readonly #entries = new Map<string, Entry>();
+export class BidiRegistry<Session extends AppendTarget> {
+  readonly #entries = new Map<string, Entry<Session>>();
   readonly #ended = new Set<string>();
   readonly #now: () => number;
 
@@ -49,7 +55,7 @@ export class BidiRegistry {
   }
 
   /** Attaches a new RunSSE session, delivering appends that came first. */
-  attach(requestId: string, session: RunSession): void {
+  attach(requestId: string, session: Session): void {
     this.#ended.delete(requestId);
     const entry = this.#entries.get(requestId) ?? this.#create(requestId);
     entry.session = session;
@@ -91,7 +97,7 @@ export class BidiRegistry {
     return { kind: "accepted" };
   }
 
-  #drain(entry: Entry): void {
+  #drain(entry: Entry<Session>): void {
     for (;;) {
       const message = entry.buffered.get(entry.next);
       if (message === undefined) break;
@@ -103,7 +109,7 @@ export class BidiRegistry {
     entry.gapSince = entry.buffered.size > 0 ? entry.gapSince ?? this.#now() : undefined;
   }
 
-  #applyEncodings(entry: Entry): void {
+  #applyEncodings(entry: Entry<Session>): void {
     if (entry.session === undefined || entry.encodings.size === 0) return;
     const [only] = entry.encodings;
     const value = entry.encodings.size > 1 ? "mixed" : only;
@@ -112,8 +118,8 @@ export class BidiRegistry {
     }
   }
 
-  #create(requestId: string): Entry {
-    const entry: Entry = {
+  #create(requestId: string): Entry<Session> {
+    const entry: Entry<Session> = {
       requestId,
       session: undefined,
       next: 0,
@@ -143,9 +149,9 @@ export class BidiRegistry {
    *
    * @returns Sessions with an expired gap (the caller reports them).
    */
-  sweep(gapTimeoutMs: number, orphanTimeoutMs: number): { session: RunSession; missing: number }[] {
+  sweep(gapTimeoutMs: number, orphanTimeoutMs: number): { session: Session; missing: number }[] {
     const now = this.#now();
-    const expired: { session: RunSession; missing: number }[] = [];
+    const expired: { session: Session; missing: number }[] = [];
     for (const [requestId, entry] of this.#entries) {
       if (entry.session === undefined) {
         if (now - entry.createdAt > orphanTimeoutMs) this.#entries.delete(requestId);

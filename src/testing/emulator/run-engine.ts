@@ -18,27 +18,10 @@ import { bytesToHex, sha256 } from "../../core/bytes.ts";
 import { BlobChannel } from "./blob-channel.ts";
 import { type ResolvedModel, resolveModel } from "./catalog.ts";
 import { detail, RunFailure } from "./connect-http.ts";
-import type { Conversations } from "./conversations.ts";
-import type { FaultSpec } from "./faults.ts";
-import type { ResolvedOptions } from "./options.ts";
 import type { RunIo } from "./run-io.ts";
 import { decodeState, rebuildTranscript, sameContext, seedTranscript } from "./state-load.ts";
 import type { Transcript } from "./transcript.ts";
-import { runTurn, type TurnInput } from "./turn-setup.ts";
-
-/** What the engine needs from the emulator and the session. */
-export interface EngineDeps {
-  readonly io: RunIo;
-  readonly options: ResolvedOptions;
-  readonly conversations: Conversations;
-  /** Faults taken for this Run at its start. */
-  readonly faults: readonly FaultSpec[];
-  readonly watchShell: (
-    execId: number,
-    listener: (stream: "stdout" | "stderr", data: string) => void,
-  ) => void;
-  readonly asyncAnswer: (toolCallId: string) => Promise<string>;
-}
+import { type EngineDeps, runTurn, type TurnInput } from "./turn-setup.ts";
 
 /**
  * Runs a Run.

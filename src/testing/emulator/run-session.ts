@@ -18,14 +18,27 @@ import type { ConversationAction } from "../../gen/agent/v1/conversation_action_
 import { rawFieldBytes } from "../../protocol/raw-field.ts";
 import { type EmulatedError, RunFailure } from "./connect-http.ts";
 import { describeClientMessage } from "./describe.ts";
-import type { EmulatorCore } from "./core.ts";
+import type { Conversations } from "./conversations.ts";
+import type { FaultController } from "./faults.ts";
+import type { EmulatorLog } from "./log.ts";
+import type { ResolvedOptions } from "./options.ts";
 import { newRunRecord, type RunRecord, type RunVariants } from "./records.ts";
 import { Replies } from "./replies.ts";
 import { runEngine } from "./run-engine.ts";
 import type { RunIo } from "./run-io.ts";
 import { type RunSink, RunTerminated, RunWriter } from "./run-writer.ts";
 import { answerText } from "./tool-run.ts";
-import { ruleEnforced, type RuleName, RULES } from "./violations.ts";
+import { ruleEnforced, type RuleName, RULES, type Violation } from "./violations.ts";
+
+/** What a Run session needs of the emulator core (declared here so the two modules do not import each other). */
+export interface SessionHost {
+  readonly options: ResolvedOptions;
+  readonly log: EmulatorLog;
+  readonly conversations: Conversations;
+  readonly faults: FaultController;
+  recordViolation(violation: Violation): void;
+  runEnded(session: RunSession): void;
+}
 
 /** How a Run was opened. */
 export interface RunSessionInit {
@@ -46,7 +59,7 @@ export class RunSession implements RunIo {
   readonly record: RunRecord;
   readonly writer: RunWriter;
   readonly replies: Replies;
-  readonly #core: EmulatorCore;
+  readonly #core: SessionHost;
   readonly #shellWatchers = new Map<number, (stream: "stdout" | "stderr", data: string) => void>();
   readonly #asyncWaiters = new Map<string, (answer: string) => void>();
   readonly #sleepers = new Set<ReturnType<typeof setTimeout>>();
@@ -59,7 +72,7 @@ export class RunSession implements RunIo {
   readonly done: Promise<void>;
   #resolveDone: () => void = () => {};
 
-  constructor(core: EmulatorCore, init: RunSessionInit) {
+  constructor(core: SessionHost, init: RunSessionInit) {
     this.#core = core;
     this.runId = init.runId;
     this.record = newRunRecord(init.runId, init.requestId, init.transport, core.options.now());

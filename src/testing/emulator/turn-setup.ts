@@ -13,7 +13,10 @@ import type { BlobChannel } from "./blob-channel.ts";
 import type { ResolvedModel } from "./catalog.ts";
 import { RunFailure } from "./connect-http.ts";
 import type { ToolSpec } from "./directives.ts";
-import type { EngineDeps } from "./run-engine.ts";
+import type { Conversations } from "./conversations.ts";
+import type { FaultSpec } from "./faults.ts";
+import type { ResolvedOptions } from "./options.ts";
+import type { RunIo } from "./run-io.ts";
 import { emitChunks, emitText, emitThinking } from "./model-call.ts";
 import { directiveScenario, type ScenarioContext, type ScenarioToolResult } from "./scenario.ts";
 import { runToolStep } from "./tool-step.ts";
@@ -28,6 +31,20 @@ import {
 } from "./transcript.ts";
 import type { TurnState } from "./turn-state.ts";
 import { finishTurn } from "./turn-tail.ts";
+
+/** What the engine needs from the emulator and the session. */
+export interface EngineDeps {
+  readonly io: RunIo;
+  readonly options: ResolvedOptions;
+  readonly conversations: Conversations;
+  /** Faults taken for this Run at its start. */
+  readonly faults: readonly FaultSpec[];
+  readonly watchShell: (
+    execId: number,
+    listener: (stream: "stdout" | "stderr", data: string) => void,
+  ) => void;
+  readonly asyncAnswer: (toolCallId: string) => Promise<string>;
+}
 
 /** What the engine hands over. */
 export interface TurnInput {
