@@ -8,7 +8,7 @@
 import type { ExecServerMessage } from "../../../src/gen/agent/v1/exec_pb.ts";
 import type { RequestContext } from "../../../src/gen/agent/v1/request_context_pb.ts";
 import { execMessage, streamClose, toolReplies } from "./host-exec.ts";
-import type { ClientInit, HostBehaviour, HostState, Send } from "./host-types.ts";
+import type { HostBehaviour, HostState, Send } from "./host-types.ts";
 
 export type { ClientInit, HostBehaviour, Send } from "./host-types.ts";
 
