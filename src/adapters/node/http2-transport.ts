@@ -6,7 +6,6 @@
  * @module
  */
 import http2 from "node:http2";
-import { Readable } from "node:stream";
 import { CursorError } from "../../core/cursor-error.ts";
 import { encodeEnvelope } from "../../protocol/envelope.ts";
 import { decodeErrorDetail } from "../../protocol/error-detail.ts";
@@ -163,7 +162,7 @@ async function* readResponse(
 ): AsyncGenerator<Frame, void, undefined> {
   const headers = await answer.wait(options.connectTimeoutMs ?? 15_000);
   const status = Number(headers[":status"] ?? 0);
-  const body = Readable.toWeb(request) as ReadableStream<Uint8Array>;
+  const body = bodyOf(request);
   if (status !== 200) {
     throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
   }
@@ -190,6 +189,46 @@ async function* readResponse(
       { retryable: false, replaySafe: true },
     );
   }
+}
+
+/**
+ * The response body as a web stream, with backpressure (the request pauses while the
+ * reader is behind). Written here rather than with `Readable.toWeb`, whose Deno version
+ * throws an uncaught error when data arrives after the reader cancelled.
+ */
+function bodyOf(request: http2.ClientHttp2Stream): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      request.on("data", (chunk: Uint8Array) => {
+        if (finished) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+      });
+      request.once("end", () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      });
+      request.once("error", (error) => {
+        if (finished) return;
+        finished = true;
+        controller.error(error);
+      });
+      request.once("close", () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      });
+    },
+    pull() {
+      request.resume();
+    },
+    cancel() {
+      finished = true;
+      request.resume();
+    },
+  }, { highWaterMark: 16 });
 }
 
 /** The stream's answer (headers or how it ended), recorded from the moment the Run opens. */
