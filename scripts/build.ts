@@ -1,17 +1,29 @@
 /**
  * Builds the npm package into `npm/`: compiles every deno.json entry point with tsc
- * (`rewriteRelativeImportExtensions` turns `.ts` imports into `.js`), writes
- * `npm/package.json` with one export per entry and the runtime dependencies of the
- * root package.json, and copies README.md and LICENSE.
+ * (`rewriteRelativeImportExtensions` turns `.ts` imports into `.js`; the `.d.ts` files
+ * come from here), then bundles the product entries (package root, Node entry, plugin
+ * entries) with esbuild over the compiled files: one module per entry, code two entries
+ * share in shared chunks (so `CursorError` stays one class), npm dependencies external.
+ * `./testing` stays tsc output, a separate entry the product entries never load.
+ * Writes `npm/package.json` with one export per entry and the runtime dependencies of
+ * the root package.json, and copies README.md and LICENSE.
  *
- * Usage: `deno run -A scripts/build.ts`
+ * Usage: `deno run -A scripts/build.ts [--out DIR] [--no-bundle]`
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import { runInherited } from "./lib/test-files.ts";
 import { npmManifest } from "./lib/npm-manifest.ts";
 
-const OUT = "npm";
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    out: { type: "string", default: "npm" },
+    "no-bundle": { type: "boolean", default: false },
+  },
+});
+const OUT = values.out.replace(/\/+$/, "");
 await Deno.remove(OUT, { recursive: true }).catch(() => {});
 
 const deno = JSON.parse(await Deno.readTextFile("deno.json")) as {
@@ -27,6 +39,7 @@ await Deno.writeTextFile(
   temporaryConfig,
   JSON.stringify({
     extends: "../tsconfig.build.json",
+    compilerOptions: { outDir: `../${OUT}` },
     files: entries.map((entry) => `../${entry}`),
   }),
 );
@@ -36,9 +49,54 @@ if (code !== 0) {
   Deno.exit(1);
 }
 
+if (!values["no-bundle"]) await bundleProductEntries();
+
 await Deno.writeTextFile(
   `${OUT}/package.json`,
   JSON.stringify(npmManifest(root, deno.exports), null, 2) + "\n",
 );
 for (const file of ["README.md", "LICENSE"]) await Deno.copyFile(file, `${OUT}/${file}`);
-console.log(`Built ${OUT}/ with entries: ${Object.keys(deno.exports).join(", ")}`);
+console.log(
+  `Built ${OUT}/ with entries: ${Object.keys(deno.exports).join(", ")}${
+    values["no-bundle"] ? " (unbundled)" : ""
+  }`,
+);
+
+/** Re-bundles the compiled product entries in place (not `./testing`). */
+async function bundleProductEntries(): Promise<void> {
+  const product = [...new Set(Object.values(deno.exports))]
+    .filter((entry) => !entry.startsWith("./src/testing/"))
+    .map((entry) => `${OUT}/${entry.replace(/^\.\//, "").replace(/\.ts$/, ".js")}`);
+  const staging = `${OUT}.bundle`;
+  await Deno.remove(staging, { recursive: true }).catch(() => {});
+  const bundled = await runInherited("esbuild", [
+    ...product,
+    "--bundle",
+    "--splitting",
+    "--format=esm",
+    "--platform=node",
+    "--target=es2022",
+    "--log-level=warning",
+    `--outbase=${OUT}`,
+    `--outdir=${staging}`,
+    "--chunk-names=chunks/[name]-[hash]",
+  ], 5 * 60 * 1000);
+  if (bundled !== 0) {
+    console.error("esbuild failed; the npm package was not built");
+    Deno.exit(1);
+  }
+  for await (const file of walk(staging)) {
+    const target = `${OUT}/${file.slice(staging.length + 1)}`;
+    await Deno.mkdir(target.replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.rename(file, target);
+  }
+  await Deno.remove(staging, { recursive: true });
+}
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* walk(path);
+    else yield path;
+  }
+}

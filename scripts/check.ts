@@ -1,6 +1,7 @@
 /**
  * Static checks: formatting, lint, type check of everything, doc lint of the public
- * entries, and that the generated protocol code is up to date with `proto/`.
+ * entries, no unused exports or dependencies, and that the generated protocol code is
+ * up to date with `proto/`.
  *
  * Usage: `deno run -A scripts/check.ts`
  *
@@ -9,6 +10,7 @@
 import { runCaptured, runInherited } from "./lib/test-files.ts";
 import { entryPoints, typeCheckedFiles } from "./lib/entries.ts";
 import { generatedCodeIsFresh } from "./lib/gen-fresh.ts";
+import { checkUnused } from "./lib/unused-tree.ts";
 
 const TEN_MINUTES = 10 * 60 * 1000;
 const failures: string[] = [];
@@ -29,10 +31,20 @@ await Deno.writeTextFile(".build/lib.deno.d.ts", await denoTypes());
 await step("type check (scripts, tsc)", "tsc", ["-p", "tsconfig.scripts.json"]);
 await docLint(await entryPoints());
 await step("pricing coverage", "deno", ["run", "-A", "scripts/check-pricing.ts"]);
+await unusedCode();
 console.log("\n== generated code");
 if (!await generatedCodeIsFresh()) {
   console.error("src/gen is stale: run `npm run gen` and commit the result");
   failures.push("generated code");
+}
+
+/** Exports and dependencies nothing uses (see scripts/lib/unused-tree.ts). */
+async function unusedCode(): Promise<void> {
+  console.log("\n== unused exports and dependencies");
+  const { failures: found, allowed } = await checkUnused();
+  for (const item of allowed) console.log(`allowed for now: ${item}`);
+  for (const item of found) console.error(item);
+  if (found.length > 0) failures.push("unused code");
 }
 
 /** Deno's own type declarations, so tsc can check scripts that use the Deno namespace. */

@@ -1,8 +1,8 @@
 /**
  * How fast the emulator streams: a 10,000-delta reply (`::deltas 10000`, so 20,000
  * text/token-delta frames plus the protocol frames around them) through RunSSE, read by
- * a raw fetch reader that decodes every frame and answers the Run's KV and exec
- * requests — side by side with a baseline: the same number of pre-encoded frames served
+ * the client's own Run driver (every frame decoded, the Run's KV and request-context
+ * requests answered) — side by side with a baseline: the same number of pre-encoded frames served
  * by a bare fetch handler on the same runtime. Also the same reply over the HTTP/2 Run.
  *
  * Usage: `deno run -A scripts/bench/emulator.bench.ts`
@@ -17,7 +17,15 @@ import { decodeErrorDetail } from "../../src/protocol/error-detail.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "../../src/protocol/envelope.ts";
 import { readFrames } from "../../src/transport/frame-stream.ts";
 import { startCursorEmulator } from "../../src/testing/mod.ts";
-import { driveTurn, newHostState } from "../../test/testing/support/host.ts";
+import { AgentRunRequestSchema } from "../../src/gen/agent/v1/run_request_pb.ts";
+import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
+import { encodeRunRequestMessage } from "../../src/protocol/run-request-bytes.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import { AgentRun } from "../../src/session/agent-run.ts";
+import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
+import type { AgentRunStream, AgentTransport } from "../../src/transport/agent-transport.ts";
+import { createSseTransport } from "../../src/transport/sse-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
 
 const TIME_LIMIT_MS = 60_000;
 const DELTAS = 10_000;
@@ -28,6 +36,46 @@ const deadline = setTimeout(() => {
   Deno.exit(1);
 }, TIME_LIMIT_MS);
 
+/** One `::deltas` turn through the product's Run driver; the number of frames read. */
+async function clientTurn(transport: AgentTransport, agentBaseURL: string): Promise<number> {
+  const stream = await transport.openRun({
+    agentBaseURL,
+    headers: { authorization: "Bearer bench" },
+    requestId: crypto.randomUUID(),
+  });
+  let frames = 0;
+  const counted: AgentRunStream = {
+    send: (message) => stream.send(message),
+    close: () => stream.close(),
+    frames: (async function* () {
+      for await (const frame of stream.frames) {
+        frames++;
+        yield frame;
+      }
+    })(),
+  };
+  const run = new AgentRun(counted, {
+    blobs: createMemoryBlobStore(),
+    requestContext: create(RequestContextSchema, {}),
+    logger: silentLogger,
+  });
+  const request = create(AgentRunRequestSchema, {
+    conversationId: crypto.randomUUID(),
+    action: {
+      action: {
+        case: "userMessageAction",
+        value: { userMessage: { text: `::deltas ${DELTAS}`, messageId: crypto.randomUUID() } },
+      },
+    },
+    requestedModel: { modelId: "gpt-5" },
+  });
+  await run.start(encodeRunRequestMessage(request, new Uint8Array(0)));
+  let ended = false;
+  for await (const event of run.events()) if (event.type === "turn-ended") ended = true;
+  if (!ended) throw new Error("The benchmark turn did not end");
+  return frames;
+}
+
 async function emulatorRound(transport: "sse" | "http2"): Promise<{ frames: number; ms: number }> {
   const emulator = await startCursorEmulator({
     auth: { required: false },
@@ -35,18 +83,14 @@ async function emulatorRound(transport: "sse" | "http2"): Promise<{ frames: numb
     runLimit: 10,
   });
   try {
-    const target = {
-      transport,
-      url: emulator.url,
-      ...(emulator.http2Url ? { http2Url: emulator.http2Url } : {}),
-    };
+    const http2 = createHttp2Transport();
+    const sse = createSseTransport();
     const started = performance.now();
-    const outcome = await driveTurn(target, newHostState(), { text: `::deltas ${DELTAS}` }, {
-      frameTimeoutMs: 30_000,
-    });
+    const frames = transport === "http2"
+      ? await clientTurn(http2, emulator.http2Url ?? "").finally(() => http2.close())
+      : await clientTurn(sse, emulator.url);
     const ms = performance.now() - started;
-    if (outcome.turnEnded === undefined) throw new Error("The benchmark turn did not end");
-    return { frames: outcome.frames.length, ms };
+    return { frames, ms };
   } finally {
     await emulator.close();
   }

@@ -52,19 +52,7 @@ function numericClaimMs(token: string, claim: "exp" | "iat"): number | undefined
 
 /**
  * Whether a token should be renewed now: it expires within
- * {@link RENEW_BEFORE_EXPIRY_MS}, or its expiry cannot be read.
- *
- * @param token A JWT.
- * @param nowMs The current time.
- * @returns `true` when the token should be renewed.
- */
-export function isExpiringSoon(token: string, nowMs: number): boolean {
-  const expiry = jwtExpiryMs(token);
-  return expiry === undefined || expiry - nowMs < RENEW_BEFORE_EXPIRY_MS;
-}
-
-/**
- * Whether a token should be renewed now. Like {@link isExpiringSoon}, but a token that
+ * {@link RENEW_BEFORE_EXPIRY_MS} or its expiry cannot be read. A token that
  * lives shorter than twice the usual margin is renewed at half its life instead, so a
  * short-lived token is not renewed before every request; `fallbackExpiryMs` (for
  * example the `expires` OpenCode stored) serves a token whose expiry cannot be read.

@@ -49,13 +49,13 @@ export interface OpenCodeModelEntry {
 }
 
 /** Context window assumed when Cursor states none: 200k tokens. */
-export const DEFAULT_CONTEXT_TOKENS = 200_000;
+const DEFAULT_CONTEXT_TOKENS = 200_000;
 /** Output limit of ordinary entries: 32k tokens. */
-export const DEFAULT_OUTPUT_TOKENS = 32_000;
+const DEFAULT_OUTPUT_TOKENS = 32_000;
 /** Context window of the 1M tier. */
-export const LONG_CONTEXT_TOKENS = 1_000_000;
+const LONG_CONTEXT_TOKENS = 1_000_000;
 /** Output limit of the 1M tier: 128k tokens. */
-export const LONG_CONTEXT_OUTPUT_TOKENS = 128_000;
+const LONG_CONTEXT_OUTPUT_TOKENS = 128_000;
 
 interface Tier {
   readonly id: string;
@@ -225,7 +225,7 @@ function entryFor(
  * @param variant The catalogue variant.
  * @returns `{ cursorVariantParameters, cursorMaxMode }`.
  */
-export function variantOptions(variant: CatalogVariant): CursorModelOptions {
+function variantOptions(variant: CatalogVariant): CursorModelOptions {
   return {
     cursorVariantParameters: variant.parameters.map((p) => ({ id: p.id, value: p.value })),
     cursorMaxMode: variant.maxMode || (variantContextTokens(variant) ?? 0) >= LONG_CONTEXT_TOKENS,

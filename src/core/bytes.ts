@@ -79,16 +79,3 @@ export async function sha256(input: Uint8Array | string): Promise<Uint8Array> {
   const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
   return new Uint8Array(digest);
 }
-
-/** Concatenates byte arrays into one new array. */
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}

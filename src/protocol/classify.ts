@@ -280,32 +280,6 @@ export function classifyFailure(facts: FailureFacts): Classification {
 }
 
 /**
- * The Connect code for an HTTP status, as the Connect protocol maps them.
- *
- * @param status An HTTP status.
- * @returns A Connect code name.
- */
-export function connectCodeFromHttpStatus(status: number): string {
-  switch (status) {
-    case 400:
-      return "internal";
-    case 401:
-      return "unauthenticated";
-    case 403:
-      return "permission_denied";
-    case 404:
-      return "unimplemented";
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return "unavailable";
-    default:
-      return "unknown";
-  }
-}
-
-/**
  * The HTTP status a Connect code maps to (current Connect spec).
  *
  * @param code A Connect code name.
@@ -332,6 +306,3 @@ export function httpStatusFromConnectCode(code: string): number {
   };
   return table[code] ?? 500;
 }
-
-/** Every Connect code name. */
-export const CONNECT_CODES: readonly string[] = Object.values(GRPC_NAMES);

@@ -21,7 +21,7 @@ export type EndStream =
   | { readonly ok: false; readonly error: CursorError };
 
 /** The largest retry delay honoured from a server hint: 30 s. */
-export const MAX_RETRY_AFTER_MS = 30_000;
+const MAX_RETRY_AFTER_MS = 30_000;
 
 /**
  * Parses an end-of-stream payload.

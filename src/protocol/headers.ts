@@ -35,11 +35,6 @@ export function resolveClientVersion(explicit?: string, cached?: string): string
   return FALLBACK_CLIENT_VERSION;
 }
 
-/** Whether a client version string has the `cli-…` form Cursor accepts. */
-export function isValidClientVersion(version: string): boolean {
-  return CLIENT_VERSION_PATTERN.test(version);
-}
-
 /** The values the base header set is built from. */
 export interface BaseHeaderInput {
   /** The access token (a JWT); never a `crsr_` key. */

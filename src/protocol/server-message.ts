@@ -290,6 +290,8 @@ export type ServerMessageView =
     readonly id: number;
     readonly execId: string;
     readonly request: ExecRequest;
+    /** The whole exec message (span context included), for whoever answers it. */
+    readonly message: ExecServerMessage;
   }
   | { readonly kind: "exec-abort"; readonly id: number }
   | { readonly kind: "kv-get-blob"; readonly id: number; readonly blobId: Uint8Array }
@@ -304,6 +306,8 @@ export type ServerMessageView =
     readonly kind: "interaction-query";
     readonly id: number;
     readonly query: InteractionQueryRequest;
+    /** The whole query message, for whoever answers it. */
+    readonly message: InteractionQuery;
   }
   | { readonly kind: "ttft-breakdown"; readonly breakdown: TtftBreakdown }
   | {
@@ -497,7 +501,7 @@ function classifyExecServerMessage(exec: ExecServerMessage): ServerMessageView {
   if (request.case === undefined) {
     return unknownCase("ExecServerMessage.message", exec, { channel: "exec", id: exec.id });
   }
-  return { kind: "exec-request", id: exec.id, execId: exec.execId, request };
+  return { kind: "exec-request", id: exec.id, execId: exec.execId, request, message: exec };
 }
 
 function classifyExecServerControlMessage(control: ExecServerControlMessage): ServerMessageView {
@@ -532,7 +536,7 @@ function classifyInteractionQuery(query: InteractionQuery): ServerMessageView {
   if (question.case === undefined) {
     return unknownCase("InteractionQuery.query", query, { channel: "interaction", id: query.id });
   }
-  return { kind: "interaction-query", id: query.id, query: question };
+  return { kind: "interaction-query", id: query.id, query: question, message: query };
 }
 
 function toolVariantOf(toolCall: ToolCall | undefined): ToolCallVariant | undefined {

@@ -6,10 +6,9 @@
  *
  * @module
  */
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { CursorError } from "../core/cursor-error.ts";
 import type { DebugLogger } from "../core/logger.ts";
-import { bytesToHex } from "../core/bytes.ts";
 import {
   type AgentClientMessage,
   AgentClientMessageSchema,
@@ -20,16 +19,12 @@ import {
 } from "../gen/agent/v1/server_message_pb.ts";
 import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
 import type { ExecClientMessageSchema, ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { KvServerMessage } from "../gen/agent/v1/kv_pb.ts";
-import type { InteractionUpdate } from "../gen/agent/v1/interaction_update_pb.ts";
-import { type TodoItem, TodoItemSchema } from "../gen/agent/v1/common_pb.ts";
-import { rawFieldBytes } from "../protocol/raw-field.ts";
+import { classifyServerMessage } from "../protocol/server-message.ts";
 import type { AgentRunStream } from "../transport/agent-transport.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { refuseExec } from "./exec-refusal.ts";
-import { declineInteraction } from "./interaction-decline.ts";
-import type { RunEvent, TurnCounters } from "./run-events.ts";
+import type { RunEvent } from "./run-events.ts";
+import { type ClientMessageInit, dispatchServerMessage } from "./run-dispatch.ts";
 
 /** The `message` oneof of an exec result. */
 export type ExecResultMessage = NonNullable<
@@ -166,13 +161,14 @@ export class AgentRun {
           yield { type: "warning", message: "Skipped an undecodable server frame" };
           continue;
         }
-        for (const event of await this.#handle(message, frame.bytes)) {
+        for (const event of this.#handle(message, frame.bytes)) {
           if (event.type === "turn-ended") {
             turnEnded = true;
             tailDeadline = Date.now() + (this.#options.tailGraceMs ?? TAIL_GRACE_MS);
           }
           yield event;
         }
+        if (this.#sendFailure) throw this.#sendFailure;
       }
       if (!turnEnded) throw this.#interrupted("The Run's stream ended before turn_ended");
     } catch (error) {
@@ -200,185 +196,23 @@ export class AgentRun {
     }
   }
 
-  async #handle(message: AgentServerMessage, bytes: Uint8Array): Promise<RunEvent[]> {
-    const m = message.message;
-    switch (m.case) {
-      case "interactionUpdate":
-        return this.#update(m.value);
-      case "kvServerMessage":
-        await this.#answerKv(m.value);
-        return [];
-      case "execServerMessage":
-        return await this.#answerExec(m.value);
-      case "conversationCheckpointUpdate": {
-        this.activity.checkpointUpdates++;
-        if (m.value.tokenDetails) this.activity.tokenDetailUpdates++;
-        const raw = rawFieldBytes(bytes, 3) ?? new Uint8Array(0);
-        return [{
-          type: "checkpoint",
-          bytes: raw,
-          tokenDetails: m.value.tokenDetails,
-          todos: this.#todos(m.value.todos),
-        }];
-      }
-      case "interactionQuery": {
-        this.activity.visibleOutput = true;
-        const answer = declineInteraction(
-          m.value,
-          "This client answers no interactive requests in this turn",
-        );
-        if (answer === undefined) {
-          return [{
-            type: "warning",
-            message: `Unknown interaction query case ${String(m.value.query.case)}`,
-          }];
-        }
-        await this.send({ message: { case: "interactionResponse", value: answer } });
-        return [{
-          type: "warning",
-          message: `Declined interaction query ${String(m.value.query.case)}`,
-        }];
-      }
-      case "execServerControlMessage": {
-        this.activity.visibleOutput = true;
-        const control = m.value.message;
-        if (control.case === "abort") return [{ type: "exec-abort", id: control.value.id }];
-        return [{ type: "warning", message: "Skipped an exec control message of an unknown kind" }];
-      }
-      default:
-        this.activity.visibleOutput = true;
-        return [{ type: "warning", message: "Skipped a server message of an unknown kind" }];
-    }
+  /**
+   * Sends an answer the protocol demands without waiting for its delivery, so the next
+   * server request is read (and answered) while this one travels: sends keep their order,
+   * and a failed one fails the Run at the next frame.
+   */
+  #answer(init: ClientMessageInit): void {
+    this.send(init).catch(() => {});
   }
 
-  /** The todo items a checkpoint references, decoded from their blobs (all or nothing). */
-  #todos(ids: readonly Uint8Array[]): TodoItem[] | undefined {
-    if (ids.length === 0) return undefined;
-    const items: TodoItem[] = [];
-    for (const id of ids) {
-      const blob = this.#options.blobs.get(bytesToHex(id));
-      if (blob === undefined) return undefined;
-      try {
-        items.push(fromBinary(TodoItemSchema, blob));
-      } catch {
-        return undefined;
-      }
-    }
-    return items;
-  }
-
-  #update(update: InteractionUpdate): RunEvent[] {
-    const u = update.message;
-    switch (u.case) {
-      case "textDelta":
-        this.activity.visibleOutput = true;
-        return [{ type: "text-delta", text: u.value.text, serverNotice: u.value.isServerNotice }];
-      case "thinkingDelta":
-        this.activity.visibleOutput = true;
-        return [{ type: "thinking-delta", text: u.value.text }];
-      case "thinkingCompleted":
-        return [{ type: "thinking-completed", durationMs: u.value.thinkingDurationMs }];
-      case "turnEnded":
-        return [{ type: "turn-ended", counters: turnCounters(u.value) }];
-      case "stepStarted":
-        this.activity.stepsStarted++;
-        return [{ type: "step", phase: "started", stepId: u.value.stepId }];
-      case "stepCompleted":
-        this.activity.stepsCompleted++;
-        return [{ type: "step", phase: "completed", stepId: u.value.stepId }];
-      case "toolCallStarted":
-        this.activity.displayToolCalls++;
-        this.activity.visibleOutput = true;
-        return [{
-          type: "tool-display",
-          phase: "started",
-          callId: u.value.callId,
-          tool: String(u.value.toolCall?.tool.case),
-        }];
-      case "toolCallCompleted":
-        return [{
-          type: "tool-display",
-          phase: "completed",
-          callId: u.value.callId,
-          tool: String(u.value.toolCall?.tool.case),
-        }];
-      case undefined:
-        return [{ type: "warning", message: "Skipped an interaction update of an unknown kind" }];
-      default:
-        return [];
-    }
-  }
-
-  async #answerKv(kv: KvServerMessage): Promise<void> {
-    const m = kv.message;
-    if (m.case === "setBlobArgs") {
-      this.activity.kvSets++;
-      this.#options.blobs.set(bytesToHex(m.value.blobId), m.value.blobData);
-      await this.send({
-        message: {
-          case: "kvClientMessage",
-          value: { id: kv.id, message: { case: "setBlobResult", value: {} } },
-        },
-      });
-      return;
-    }
-    if (m.case === "getBlobArgs") {
-      this.activity.kvGets++;
-      const data = this.#lookupBlob(m.value.blobId);
-      if (data === undefined) {
-        this.#options.logger.line(
-          `kv: get_blob found=false echoed=false id=${bytesToHex(m.value.blobId).slice(0, 16)}`,
-        );
-      }
-      const result = data === undefined
-        ? { error: { message: "Blob not found" } }
-        : { blobData: data };
-      await this.send({
-        message: {
-          case: "kvClientMessage",
-          value: { id: kv.id, message: { case: "getBlobResult", value: result } },
-        },
-      });
-      return;
-    }
-    this.#options.logger.line(`kv: unknown request case id=${kv.id}`);
-  }
-
-  /** A stored blob; an id that is not a 32-byte hash is inline content echoed back. */
-  #lookupBlob(id: Uint8Array): Uint8Array | undefined {
-    const stored = this.#options.blobs.get(bytesToHex(id));
-    if (stored !== undefined) return stored;
-    if (id.length !== 32) {
-      this.#options.logger.line("kv: get_blob found=false echoed=true");
-      return id;
-    }
-    return undefined;
-  }
-
-  async #answerExec(exec: ExecServerMessage): Promise<RunEvent[]> {
-    this.activity.execRequests++;
-    if (exec.message.case === "requestContextArgs") {
-      await this.send({
-        message: {
-          case: "execClientMessage",
-          value: {
-            id: exec.id,
-            message: {
-              case: "requestContextResult",
-              value: {
-                result: {
-                  case: "success",
-                  value: { requestContext: this.#options.requestContext },
-                },
-              },
-            },
-          },
-        },
-      });
-      return [];
-    }
-    this.activity.visibleOutput = true;
-    return [{ type: "exec", exec }];
+  #handle(message: AgentServerMessage, bytes: Uint8Array): RunEvent[] {
+    return dispatchServerMessage(classifyServerMessage(message), bytes, {
+      activity: this.activity,
+      blobs: this.#options.blobs,
+      requestContext: this.#options.requestContext,
+      logger: this.#options.logger,
+      answer: (init) => this.#answer(init),
+    });
   }
 
   /**
@@ -450,31 +284,6 @@ export class AgentRun {
       cause: error.cause,
     });
   }
-}
-
-function turnCounters(
-  value: {
-    inputTokens?: bigint | undefined;
-    outputTokens?: bigint | undefined;
-    cacheReadTokens?: bigint | undefined;
-    cacheWriteTokens?: bigint | undefined;
-    reasoningTokens?: bigint | undefined;
-  },
-): TurnCounters {
-  const present: TurnCounters["present"][number][] = [];
-  const read = (v: bigint | undefined, name: TurnCounters["present"][number]): number => {
-    if (v === undefined) return 0;
-    present.push(name);
-    return Number(v);
-  };
-  return {
-    inputTokens: read(value.inputTokens, "input"),
-    outputTokens: read(value.outputTokens, "output"),
-    cacheReadTokens: read(value.cacheReadTokens, "cacheRead"),
-    cacheWriteTokens: read(value.cacheWriteTokens, "cacheWrite"),
-    reasoningTokens: read(value.reasoningTokens, "reasoning"),
-    present,
-  };
 }
 
 /** The next item of an iterator, or "deadline" when it does not come before `deadline` (epoch ms). */

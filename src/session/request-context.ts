@@ -98,33 +98,6 @@ export function buildRequestContext(inputs: RequestContextInputs): RequestContex
   });
 }
 
-/** A request context with its encoded bytes. */
-export interface MaterializedRequestContext {
-  readonly message: RequestContext;
-  readonly bytes: Uint8Array;
-}
-
-/**
- * Returns a function that builds the request context only when its inputs changed,
- * reusing the exact earlier object (and bytes) otherwise.
- *
- * @returns `materialize(inputs)` → the context and whether it was reused.
- */
-export function createRequestContextCache(): (
-  inputs: RequestContextInputs,
-) => MaterializedRequestContext & { reused: boolean } {
-  let key: string | undefined;
-  let cached: MaterializedRequestContext | undefined;
-  return (inputs) => {
-    const nextKey = JSON.stringify(inputs);
-    if (cached !== undefined && key === nextKey) return { ...cached, reused: true };
-    const message = buildRequestContext(inputs);
-    cached = { message, bytes: toBinary(RequestContextSchema, message) };
-    key = nextKey;
-    return { ...cached, reused: false };
-  };
-}
-
 function toJsonValue(value: unknown): JsonValue {
   if (
     value === null || typeof value === "string" || typeof value === "number" ||
@@ -139,6 +112,12 @@ function toJsonValue(value: unknown): JsonValue {
     return out;
   }
   return null;
+}
+
+/** A request context with its encoded bytes. */
+export interface MaterializedRequestContext {
+  readonly message: RequestContext;
+  readonly bytes: Uint8Array;
 }
 
 /**

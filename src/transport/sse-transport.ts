@@ -1,7 +1,10 @@
 /**
  * The default transport: `RunSSE` (a server stream over fetch) for server messages and
- * one ordered `BidiAppend` unary call per client message. Works wherever `fetch` does
- * (Deno, Node, Bun, edge runtimes).
+ * one `BidiAppend` unary call per client message. Appends are pipelined: each starts as
+ * soon as it is sent (up to {@link MAX_APPENDS_IN_FLIGHT} at once), numbered in send
+ * order by `append_seqno`, which the server orders by; so answers to a burst of server
+ * requests (KV blobs on a warm Run) cost one round trip, not one each. Works wherever
+ * `fetch` does (Deno, Node, Bun, edge runtimes).
  *
  * @module
  */
@@ -26,6 +29,9 @@ export interface SseTransportOptions {
   /** Deadline for one BidiAppend; default 30 s. */
   readonly appendTimeoutMs?: number;
 }
+
+/** Appends in flight at once per Run, as the official client (a 17th waits for one to settle). */
+export const MAX_APPENDS_IN_FLIGHT = 16;
 
 const RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE";
 const BIDI_APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend";
@@ -80,17 +86,16 @@ function openSseRun(
     signal,
   });
   response.catch(() => {});
-  let queue: Promise<void> = Promise.resolve();
   const appendHeaders = appendLegHeaders(headers);
+  const window = new AppendWindow(MAX_APPENDS_IN_FLIGHT);
   return {
     send(message) {
       if (state.failure) return Promise.reject(state.failure);
       if (state.closed) {
         return Promise.reject(new CursorError("interrupted", "Cannot send: the Run is closed"));
       }
-      const seqno = state.seqno++;
-      const body = encodeBidiAppend(run.requestId, seqno, message);
-      queue = queue.then(async () => {
+      const body = encodeBidiAppend(run.requestId, state.seqno++, message);
+      return window.run(async () => {
         if (state.failure) throw state.failure;
         await append(fetchImpl, `${run.agentBaseURL}${BIDI_APPEND_PATH}`, appendHeaders, body, {
           timeoutMs: options.appendTimeoutMs ?? 30_000,
@@ -101,7 +106,6 @@ function openSseRun(
           throw failure;
         });
       });
-      return queue;
     },
     frames: readRunFrames(response, options, () => state.failure),
     close() {
@@ -145,6 +149,35 @@ async function* readRunFrames(
       "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
       { retryable: false, replaySafe: true },
     );
+  }
+}
+
+/**
+ * At most `limit` tasks running at once; the rest start in the order they came as
+ * running ones settle.
+ */
+class AppendWindow {
+  readonly #limit: number;
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  async run(task: () => Promise<void>): Promise<void> {
+    if (this.#running >= this.#limit || this.#waiting.length > 0) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#running++;
+    }
+    try {
+      await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
   }
 }
 

@@ -1,13 +1,9 @@
 /**
- * Connect unary calls over fetch: binary (`application/proto`) and JSON. Cursor often
- * answers a unary binary call with an enveloped body; both forms decode.
+ * Connect unary calls with a JSON body over fetch (`GetServerConfig`, `AvailableModels`).
  *
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
-import { EnvelopeDecoder, FLAG_END_STREAM } from "../protocol/envelope.ts";
-import { parseEndStream } from "../protocol/end-stream.ts";
-import { decodeErrorDetail } from "../protocol/error-detail.ts";
 import { errorFromResponse } from "./http-error.ts";
 
 /** A unary call. */
@@ -25,21 +21,7 @@ export interface UnaryCall {
 }
 
 /** Default unary deadline: 5 s. */
-export const DEFAULT_UNARY_TIMEOUT_MS = 5_000;
-
-/**
- * Calls a unary RPC with a binary body and returns the raw response message bytes.
- *
- * @param call URL, headers, fetch, deadline.
- * @param body The encoded request message.
- * @returns The encoded response message.
- * @throws {CursorError} classified from the status, the Connect error or the failure.
- */
-export async function callUnaryProto(call: UnaryCall, body: Uint8Array): Promise<Uint8Array> {
-  const response = await send(call, "application/proto", body as Uint8Array<ArrayBuffer>);
-  const bytes = new Uint8Array(await readBody(response, call.url));
-  return unwrapUnaryBody(bytes);
-}
+const DEFAULT_UNARY_TIMEOUT_MS = 5_000;
 
 /**
  * Calls a unary RPC with a JSON body and returns the parsed JSON response.
@@ -59,32 +41,6 @@ export async function callUnaryJson(call: UnaryCall, body: unknown): Promise<unk
       cause,
     });
   }
-}
-
-/**
- * Decodes a unary body that is either a raw message or Connect envelopes (first byte
- * 0x00–0x03), in which case the first message envelope is the answer and an end-stream
- * error is thrown.
- *
- * @param bytes The response body.
- * @returns The encoded message.
- * @throws {CursorError} for an error end-stream or malformed envelopes.
- */
-export function unwrapUnaryBody(bytes: Uint8Array): Uint8Array {
-  const first = bytes[0];
-  if (first === undefined || first > 0x03) return bytes;
-  const decoder = new EnvelopeDecoder();
-  let message: Uint8Array | undefined;
-  for (const envelope of decoder.push(bytes)) {
-    if ((envelope.flags & FLAG_END_STREAM) !== 0) {
-      const end = parseEndStream(envelope.data, decodeErrorDetail);
-      if (!end.ok) throw end.error;
-    } else if (message === undefined) {
-      message = envelope.data;
-    }
-  }
-  decoder.finish();
-  return message ?? new Uint8Array(0);
 }
 
 async function send(call: UnaryCall, contentType: string, body: BodyInit): Promise<Response> {

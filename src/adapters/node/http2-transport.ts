@@ -6,7 +6,6 @@
  * @module
  */
 import http2 from "node:http2";
-import { Readable } from "node:stream";
 import { CursorError } from "../../core/cursor-error.ts";
 import { encodeEnvelope } from "../../protocol/envelope.ts";
 import { decodeErrorDetail } from "../../protocol/error-detail.ts";
@@ -93,6 +92,9 @@ function openHttp2Run(
   let failure: CursorError | undefined;
   request.on("error", (error) => (failure ??= streamFailure(error)));
   request.on("trailers", (trailers) => (failure ??= grpcTrailerError(trailers)));
+  // Listen for the answer now: it may arrive while the turn still awaits hashes or the
+  // start message, long before anyone reads the frames.
+  const answer = watchResponse(request, () => failure);
   const release = () => {
     if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
     session.unref();
@@ -105,7 +107,7 @@ function openHttp2Run(
       );
       return queue;
     },
-    frames: readResponse(request, options, () => failure),
+    frames: readResponse(request, answer, options, () => failure),
     close: release,
   };
 }
@@ -154,12 +156,13 @@ function write(
 
 async function* readResponse(
   request: http2.ClientHttp2Stream,
+  answer: ResponseWatch,
   options: Http2TransportOptions,
   failure: () => CursorError | undefined,
 ): AsyncGenerator<Frame, void, undefined> {
-  const headers = await responseHeaders(request, options.connectTimeoutMs ?? 15_000, failure);
+  const headers = await answer.wait(options.connectTimeoutMs ?? 15_000);
   const status = Number(headers[":status"] ?? 0);
-  const body = Readable.toWeb(request) as ReadableStream<Uint8Array>;
+  const body = bodyOf(request);
   if (status !== 200) {
     throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
   }
@@ -188,38 +191,102 @@ async function* readResponse(
   }
 }
 
-function responseHeaders(
+/**
+ * The response body as a web stream, with backpressure (the request pauses while the
+ * reader is behind). Written here rather than with `Readable.toWeb`, whose Deno version
+ * throws an uncaught error when data arrives after the reader cancelled.
+ */
+function bodyOf(request: http2.ClientHttp2Stream): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      request.on("data", (chunk: Uint8Array) => {
+        if (finished) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+      });
+      request.once("end", () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      });
+      request.once("error", (error) => {
+        if (finished) return;
+        finished = true;
+        controller.error(error);
+      });
+      request.once("close", () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      });
+    },
+    pull() {
+      request.resume();
+    },
+    cancel() {
+      finished = true;
+      request.resume();
+    },
+  }, { highWaterMark: 16 });
+}
+
+/** The stream's answer (headers or how it ended), recorded from the moment the Run opens. */
+interface ResponseWatch {
+  /** Resolves with the response headers; waits at most `timeoutMs` once called. */
+  wait(timeoutMs: number): Promise<http2.IncomingHttpHeaders>;
+}
+
+type Answer =
+  | { readonly kind: "headers"; readonly headers: http2.IncomingHttpHeaders }
+  | { readonly kind: "failed"; readonly error: CursorError };
+
+function watchResponse(
   request: http2.ClientHttp2Stream,
-  timeoutMs: number,
   failure: () => CursorError | undefined,
-): Promise<http2.IncomingHttpHeaders> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(
-        new CursorError("timeout", `The agent host did not answer within ${timeoutMs} ms`, {
-          retryable: true,
+): ResponseWatch {
+  let answer: Answer | undefined;
+  let notify: (() => void) | undefined;
+  const settle = (value: Answer) => {
+    answer ??= value;
+    notify?.();
+  };
+  request.once("response", (headers) => settle({ kind: "headers", headers }));
+  request.once(
+    "error",
+    (error) => settle({ kind: "failed", error: failure() ?? streamFailure(error) }),
+  );
+  request.once("close", () =>
+    settle({
+      kind: "failed",
+      error: failure() ??
+        new CursorError("network", "The Run's stream closed before a response", {
           replaySafe: true,
         }),
-      );
-    }, timeoutMs);
-    request.once("response", (headers) => {
-      clearTimeout(timer);
-      resolve(headers);
-    });
-    request.once("error", (error) => {
-      clearTimeout(timer);
-      reject(failure() ?? streamFailure(error));
-    });
-    request.once("close", () => {
-      clearTimeout(timer);
-      reject(
-        failure() ??
-          new CursorError("network", "The Run's stream closed before a response", {
-            replaySafe: true,
-          }),
-      );
-    });
-  });
+    }));
+  const outcome = (settled: Answer) =>
+    settled.kind === "headers" ? Promise.resolve(settled.headers) : Promise.reject(settled.error);
+  return {
+    wait(timeoutMs) {
+      if (answer) return outcome(answer);
+      return new Promise<Answer>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          notify = undefined;
+          reject(
+            new CursorError("timeout", `The agent host did not answer within ${timeoutMs} ms`, {
+              retryable: true,
+              replaySafe: true,
+            }),
+          );
+        }, timeoutMs);
+        notify = () => {
+          clearTimeout(timer);
+          notify = undefined;
+          if (answer) resolve(answer);
+        };
+      }).then(outcome);
+    },
+  };
 }
 
 /** A gRPC-style failure in HTTP/2 trailers (`grpc-status` other than 0), if any. */

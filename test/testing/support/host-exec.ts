@@ -5,8 +5,7 @@
  * @module
  */
 import type { ExecServerMessage } from "../../../src/gen/agent/v1/exec_pb.ts";
-import type { HostState } from "./host.ts";
-import type { ClientInit, HostBehaviour } from "./host-answers.ts";
+import type { ClientInit, HostBehaviour, HostState } from "./host-types.ts";
 
 type ExecResultInit = NonNullable<
   Extract<ClientInit["message"], { case: "execClientMessage" }>["value"]["message"]

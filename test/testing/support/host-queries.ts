@@ -5,7 +5,7 @@
  * @module
  */
 import type { InteractionQuery } from "../../../src/gen/agent/v1/interaction_query_pb.ts";
-import type { ClientInit, HostBehaviour, Send } from "./host-answers.ts";
+import type { ClientInit, HostBehaviour, Send } from "./host-types.ts";
 
 type ResultInit = NonNullable<
   Extract<ClientInit["message"], { case: "interactionResponse" }>["value"]["result"]

@@ -34,16 +34,11 @@ import {
   type SendOptions,
 } from "./minimal-client.ts";
 import { answerExec, answerQuery, type HostBehaviour } from "./host-answers.ts";
+import type { HostState } from "./host-types.ts";
+
+export type { HostState } from "./host-types.ts";
 
 type ClientInit = MessageInitShape<typeof AgentClientMessageSchema>;
-
-/** The client's persistent state across turns. */
-export interface HostState {
-  /** Blob store (hex id → bytes), kept across Runs. */
-  readonly blobs: Map<string, Uint8Array>;
-  /** The in-memory workspace (absolute path → content). */
-  readonly files: Map<string, string>;
-}
 
 /** A new host state with a small workspace under /ws. */
 export function newHostState(

@@ -1,0 +1,38 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { CursorError } from "../../src/core/cursor-error.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { withEmulator } from "../support/emulator.ts";
+
+describe("HTTP/2 transport: an origin that does not serve the bidi Run", () => {
+  it("fails the Run with a typed error, and nothing escapes uncaught", async () => {
+    await withEmulator({ auth: { required: false }, log: false }, async (emulator) => {
+      const transport = createHttp2Transport({ connectTimeoutMs: 5_000 });
+      try {
+        // The emulator's HTTP/1.1 origin: under Deno it answers HTTP/2 with 464, as Cursor's
+        // load balancer does; Node's and Bun's HTTP/1.1 servers break the connection.
+        const stream = await transport.openRun({
+          agentBaseURL: emulator.url,
+          headers: {},
+          requestId: "refused-run",
+        });
+        stream.send(new Uint8Array([0x0a, 0x00])).catch(() => {});
+        await assert.rejects(
+          async () => {
+            for await (const _ of stream.frames) { /* none expected */ }
+          },
+          (error: unknown) => {
+            assert.ok(error instanceof CursorError, String(error));
+            assert.match(
+              error.message,
+              /AgentService\/Run failed with HTTP 464|HTTP\/2 stream failed/,
+            );
+            return true;
+          },
+        );
+      } finally {
+        transport.close();
+      }
+    });
+  });
+});
