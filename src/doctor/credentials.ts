@@ -234,7 +234,7 @@ function messageOf(error: unknown): string {
 }
 
 /** An ISO time without milliseconds. */
-export function iso(ms: number): string {
+function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 

@@ -11,7 +11,7 @@ import { type CheckResult, type DoctorProbes, result } from "./doctor-types.ts";
 /** The package name OpenCode configs refer to. */
 export const PACKAGE_NAME = "ai-sdk-provider-cursor";
 /** The OpenCode version the end-to-end suite runs. */
-export const TESTED_OPENCODE_VERSION = "1.18.33";
+const TESTED_OPENCODE_VERSION = "1.18.33";
 
 /** One config file as read. */
 export interface OpenCodeConfigFile {

@@ -278,31 +278,3 @@ export function classifyFailure(facts: FailureFacts): Classification {
   }
   return { code: "server", retryable: false, replaySafe: false, rule: "none" };
 }
-
-/**
- * The HTTP status a Connect code maps to (current Connect spec).
- *
- * @param code A Connect code name.
- * @returns The HTTP status for a unary error response with that code.
- */
-export function httpStatusFromConnectCode(code: string): number {
-  const table: Record<string, number> = {
-    canceled: 499,
-    unknown: 500,
-    invalid_argument: 400,
-    deadline_exceeded: 504,
-    not_found: 404,
-    already_exists: 409,
-    permission_denied: 403,
-    resource_exhausted: 429,
-    failed_precondition: 400,
-    aborted: 409,
-    out_of_range: 400,
-    unimplemented: 501,
-    internal: 500,
-    unavailable: 503,
-    data_loss: 500,
-    unauthenticated: 401,
-  };
-  return table[code] ?? 500;
-}

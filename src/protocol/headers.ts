@@ -35,6 +35,24 @@ export function resolveClientVersion(explicit?: string, cached?: string): string
   return FALLBACK_CLIENT_VERSION;
 }
 
+/**
+ * Whether a client version string has the `cli-…` form Cursor accepts.
+ *
+ * @param version The version to check.
+ * @returns `true` for the accepted form.
+ *
+ * @example
+ * ```ts
+ * import { isValidClientVersion } from "./headers.ts";
+ *
+ * console.assert(isValidClientVersion("cli-2026.09.02-fa0c06e"));
+ * console.assert(!isValidClientVersion("bad version"));
+ * ```
+ */
+export function isValidClientVersion(version: string): boolean {
+  return CLIENT_VERSION_PATTERN.test(version);
+}
+
 /** The values the base header set is built from. */
 export interface BaseHeaderInput {
   /** The access token (a JWT); never a `crsr_` key. */

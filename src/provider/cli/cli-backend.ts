@@ -29,17 +29,8 @@ import { CursorLanguageModel } from "../language-model.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { argvFor, runTurn, type TurnContext } from "./run-turn.ts";
 
-export {
-  createResumeCache,
-  type ResumeCache,
-  type ResumeCacheOptions,
-} from "../../cli/resume-cache.ts";
-export type {
-  ProcessExit,
-  ProcessHandle,
-  ProcessRunner,
-  ProcessSpawnOptions,
-} from "../../cli/process-runner.ts";
+export { createResumeCache, type ResumeCache } from "../../cli/resume-cache.ts";
+export type { ProcessRunner } from "../../cli/process-runner.ts";
 
 /** Default: stop a run after five minutes without any output from the CLI. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;

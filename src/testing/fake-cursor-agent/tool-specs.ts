@@ -153,11 +153,6 @@ const BUILDERS: Readonly<Record<string, Builder>> = {
   },
 };
 
-/** Whether a directive names a tool. */
-export function isToolDirective(name: string): boolean {
-  return name in BUILDERS;
-}
-
 /**
  * Builds the tool call for a directive.
  *

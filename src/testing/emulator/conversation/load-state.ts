@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   type ConversationStateStructure,
   ConversationStateStructureSchema,
@@ -193,9 +193,4 @@ export function sameContext(a: RequestContext | undefined, b: Uint8Array): boole
   if (a === undefined) return false;
   const encoded = toBinary(RequestContextSchema, a);
   return encoded.length === b.length && encoded.every((byte, index) => byte === b[index]);
-}
-
-/** An empty checkpoint (for a new conversation). */
-export function emptyState(): ConversationStateStructure {
-  return create(ConversationStateStructureSchema);
 }

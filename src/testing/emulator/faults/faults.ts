@@ -65,7 +65,7 @@ export type FaultSpec =
   | { readonly kind: "wrong-region" };
 
 /** The kind names. */
-export type FaultKind = FaultSpec["kind"];
+type FaultKind = FaultSpec["kind"];
 
 /**
  * Where a fault applies.

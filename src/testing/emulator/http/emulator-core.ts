@@ -58,7 +58,7 @@ export class EmulatorCore {
   readonly faults = new FaultController();
   readonly auth: AuthState;
   readonly records: RunRecords;
-  readonly bidi: BidiRegistry<RunSession>;
+  readonly bidi: BidiRegistry;
   readonly #violations: Violation[] = [];
   readonly #live = new Set<RunSession>();
   readonly #sweeper: ReturnType<typeof setInterval>;
@@ -74,7 +74,7 @@ export class EmulatorCore {
     this.log = new EmulatorLog(options.logLimit, options.logMessages);
     this.conversations = new Conversations(options.conversationLimit);
     this.records = new RunRecords(options.runLimit);
-    this.bidi = new BidiRegistry<RunSession>(options.now);
+    this.bidi = new BidiRegistry(options.now);
     const period = Math.max(10, Math.min(250, options.appendGapTimeoutMs / 4));
     this.#sweeper = setInterval(() => this.#sweep(), period);
   }

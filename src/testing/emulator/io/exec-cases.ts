@@ -59,8 +59,3 @@ export function expectedInteractionResponse(queryCase: string): string | undefin
   const number = numberOf(QUERIES, queryCase);
   return number === undefined ? undefined : RESPONSES.get(number);
 }
-
-/** Field number of an exec request case (for messages). */
-export function execRequestNumber(requestCase: string): number | undefined {
-  return numberOf(EXEC_REQUESTS, requestCase);
-}

@@ -108,7 +108,7 @@ export type PlanStep =
   | { readonly kind: "error"; readonly message: string };
 
 /** Largest `::emit` accepted: 8 MiB. */
-export const MAX_EMIT_BYTES = 8 * 1024 * 1024;
+const MAX_EMIT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Parses the directives of a user message into the emulated model's plan. Only the

@@ -141,7 +141,7 @@ export type Scenario = (context: ScenarioContext) => Promise<void> | void;
 const FILLER = "The emulator streams deterministic text so clients can be tested offline. ";
 
 /** `bytes` of filler text in 1 KiB chunks. */
-export function* fillerChunks(bytes: number): Generator<string> {
+function* fillerChunks(bytes: number): Generator<string> {
   const unit = FILLER.repeat(Math.ceil(1024 / FILLER.length)).slice(0, 1024);
   let left = bytes;
   while (left > 0) {
@@ -152,7 +152,7 @@ export function* fillerChunks(bytes: number): Generator<string> {
 }
 
 /** `count` small numbered deltas. */
-export function* numberedChunks(count: number): Generator<string> {
+function* numberedChunks(count: number): Generator<string> {
   for (let i = 1; i <= count; i++) yield `d${i} `;
 }
 

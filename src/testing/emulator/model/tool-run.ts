@@ -49,7 +49,7 @@ type ExecRequest = NonNullable<MessageInitShape<typeof ExecServerMessageSchema>[
 type QueryRequest = NonNullable<MessageInitShape<typeof InteractionQuerySchema>["query"]>;
 
 /** Sends one exec and waits for its outcome (terminal result and stream_close). */
-export async function execOnClient(
+async function execOnClient(
   env: ToolEnv,
   toolCallId: string,
   request: ExecRequest,
@@ -80,7 +80,7 @@ export async function execOnClient(
 }
 
 /** Sends one interaction query and waits for its response. */
-export async function queryClient(
+async function queryClient(
   env: ToolEnv,
   toolCallId: string,
   query: QueryRequest,

@@ -34,7 +34,7 @@ export interface OutcomeView {
 }
 
 /** Longest quoted output per tool. */
-export const QUOTE_LIMIT = 2000;
+const QUOTE_LIMIT = 2000;
 
 function quote(text: string): string {
   const trimmed = text.replace(/\s+$/, "");
