@@ -7,7 +7,7 @@
  */
 import type { FinishLog } from "./finish.ts";
 import { finishLine } from "./debug-lines.ts";
-import type { TurnStreamContext } from "./turn-stream.ts";
+import type { TurnStreamContext } from "./turn-stream-context.ts";
 
 /** Inputs of {@link turnDiagnostics}. */
 export interface DiagnosticsInputs {

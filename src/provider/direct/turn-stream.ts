@@ -5,43 +5,15 @@
  *
  * @module
  */
-import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { Conversation } from "../../session/conversation-store.ts";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { ActiveTurn } from "./active-turn.ts";
 import { buildFinish } from "./finish.ts";
 import { promptDigests } from "./history.ts";
-import type { ProviderConfig } from "../provider-config.ts";
-import type { HostTools } from "./tools/host-tools.ts";
 import { turnDiagnostics } from "./turn-diagnostics.ts";
+import type { TurnStreamContext } from "./turn-stream-context.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
-
-/** What one `doStream` call's stream needs. */
-export interface TurnStreamContext {
-  readonly turn: ActiveTurn;
-  readonly config: ProviderConfig;
-  readonly conversation: Conversation<ActiveTurn> | undefined;
-  /** The key the held Run is filed under (the session key, or an anonymous one). */
-  readonly holdKey: string;
-  readonly prompt: LanguageModelV3Prompt;
-  readonly tools: HostTools;
-  /**
-   * The call's abort signal. It ends the Run only while this call streams: once the Run is
-   * held for tool results it belongs to the conversation, and a host that aborts a finished
-   * step's signal (OpenCode does) must not kill it.
-   */
-  readonly abortSignal?: AbortSignal | undefined;
-  readonly diagnostics: {
-    readonly sessionKey: string;
-    readonly continuity: string;
-    readonly coldReason: string | undefined;
-    readonly requestContext: string;
-    readonly requestContextHash: string;
-    readonly systemPromptHash: string;
-    readonly systemPromptSent: boolean;
-  };
-}
 
 /**
  * Starts pumping and returns the stream once the first part (or a failure) is known, so a
