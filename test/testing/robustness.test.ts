@@ -192,6 +192,7 @@ describe("bad input and load", () => {
     const loaded = await startHarness({
       replyDeadlineMs: 60_000,
       clientHeartbeatTimeoutMs: 120_000,
+      appendGapTimeoutMs: 60_000,
     });
     try {
       const turns = Array.from(
@@ -206,7 +207,11 @@ describe("bad input and load", () => {
       );
       const outcomes = await Promise.all(turns);
       outcomes.forEach((outcome, index) => {
-        assert.ok(outcome.turnEnded, `turn ${index} ended`);
+        assert.ok(
+          outcome.turnEnded,
+          `turn ${index} ended (end: ${JSON.stringify(outcome.end)}, closed: ${outcome.closed}, ` +
+            `violations: ${JSON.stringify(loaded.emulator.violations())})`,
+        );
         assert.match(outcome.text, new RegExp(`exited 0: ${index}\\b`));
       });
       await loaded.emulator.idle();

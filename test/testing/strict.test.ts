@@ -181,13 +181,20 @@ describe("strict mode", () => {
   });
 
   it("append-seqno-gap: a skipped seqno that never arrives ends the Run", async () => {
-    harness.emulator.clear();
-    const run = openSseRun(harness.target("sse"));
-    await run.send(runRequestBytes({ text: "::sleep 2000" }, requestContext()), { seqno: 0 });
-    await run.send(heartbeat, { seqno: 2 });
-    await expectRunError(await endOf(run), "invalid_argument", /seqno 1 never arrived/);
-    run.close();
-    assert.deepEqual(rules(), ["append-seqno-gap"]);
+    // Its own emulator whose reply deadline is far away: the Run's blob requests go
+    // unanswered here, and under load their 300 ms deadline could otherwise end the Run
+    // before the gap is noticed.
+    const gap = await startHarness({ replyDeadlineMs: 30_000, appendGapTimeoutMs: 200 });
+    try {
+      const run = openSseRun(gap.target("sse"));
+      await run.send(runRequestBytes({ text: "::sleep 2000" }, requestContext()), { seqno: 0 });
+      await run.send(heartbeat, { seqno: 2 });
+      await expectRunError(await endOf(run), "invalid_argument", /seqno 1 never arrived/);
+      run.close();
+      assert.deepEqual(gap.emulator.violations().map((v) => v.rule), ["append-seqno-gap"]);
+    } finally {
+      await gap.emulator.close();
+    }
   });
 
   it("append-seqno-duplicate: a reused seqno is refused and ends the Run", async () => {
