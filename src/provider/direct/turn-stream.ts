@@ -1,12 +1,11 @@
 /**
- * The host-facing stream of one `doStream` call over an {@link ActiveTurn}: pumps the
+ * The host-facing stream of one `doStream` call over an `ActiveTurn`: pumps the
  * turn, finishes with `tool-calls` (holding the Run) or `stop` (recording the
  * checkpoint), and turns failures into an error part (the shared model converts it).
  *
  * @module
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { ActiveTurn } from "./active-turn.ts";
 import { buildFinish } from "./finish.ts";
 import { promptDigests } from "./history.ts";
 import { turnDiagnostics } from "./turn-diagnostics.ts";
