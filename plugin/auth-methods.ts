@@ -1,13 +1,12 @@
 /**
  * The two ways to sign in from `opencode auth login`: the browser login (PKCE; the URL
  * is printed and opened when a browser is available, then polled until approved or
- * timed out) and a `crsr_` API key (checked by exchanging it; the key itself is stored
- * so it can be exchanged again later). A successful login refreshes the model cache.
+ * timed out) and a `crsr_` API key (OpenCode asks for it once and stores it; the provider
+ * exchanges it when it first needs a token). A successful browser login refreshes the
+ * model cache; after an API-key login the cache fills at the next start.
  *
  * @module
  */
-import { exchangeApiKey } from "../src/auth/api-key-exchange.ts";
-import { normalizeApiKey } from "../src/auth/api-key.ts";
 import { pollBrowserLogin, startBrowserLogin } from "../src/auth/browser-login.ts";
 import { jwtExpiryMs } from "../src/auth/jwt.ts";
 import { createTokenSource, type TokenSource } from "../src/auth/token-source.ts";
@@ -95,73 +94,23 @@ export function browserLoginMethod(deps: AuthMethodDependencies): OAuthMethodLik
 }
 
 /**
- * Checks the shape of an API key.
+ * The API key method. It has no prompts and no `authorize`: OpenCode 1.18.33 asks every
+ * `api` method for the key itself ("Enter your API key") and stores it, and it does not
+ * pass that answer to `authorize` — a prompt of our own would ask twice (and OpenCode's
+ * TUI would keep our prompt's answer as metadata beside the key). The stored key is
+ * trimmed, checked and exchanged when the provider first needs a token; a malformed or
+ * rejected key then fails with a message that says how to sign in again.
  *
- * @param value What the person typed.
- * @returns An error message, or `undefined` when the key looks right.
+ * @returns The API method for OpenCode's `auth` hook.
  *
  * @example
  * ```ts
- * import { validateApiKey } from "./auth-methods.ts";
+ * import { apiKeyMethod } from "./auth-methods.ts";
  *
- * console.assert(validateApiKey("crsr_abc") === undefined);
- * console.assert(validateApiKey("sk-123") !== undefined);
+ * const method = apiKeyMethod();
+ * console.assert(method.type === "api" && !("prompts" in method) && !("authorize" in method));
  * ```
  */
-export function validateApiKey(value: string): string | undefined {
-  if (value.trim() === "") return "Paste your Cursor API key";
-  try {
-    normalizeApiKey(value);
-    return undefined;
-  } catch (error) {
-    return CursorError.from(error).message;
-  }
-}
-
-/**
- * The API key method.
- *
- * @param deps Settings, fetch, clock and the after-login hook.
- * @returns The API method for OpenCode's `auth` hook.
- */
-export function apiKeyMethod(deps: AuthMethodDependencies): ApiMethodLike {
-  return {
-    type: "api",
-    label: API_KEY_LABEL,
-    prompts: [{
-      type: "text",
-      key: "apiKey",
-      message: "Paste your Cursor API key (cursor.com/settings)",
-      placeholder: "crsr_...",
-      validate: validateApiKey,
-    }],
-    async authorize(inputs) {
-      const key = (inputs?.apiKey ?? "").trim();
-      const problem = validateApiKey(key);
-      if (problem !== undefined) {
-        deps.report(`Cursor API key not saved: ${problem}`);
-        return { type: "failed" };
-      }
-      const settings = deps.settings();
-      try {
-        const tokens = await exchangeApiKey(key, {
-          apiBaseURL: settings.apiBaseURL,
-          allowLoopback: settings.allowLoopback,
-          fetch: deps.fetch,
-        });
-        await deps.afterLogin(createTokenSource({
-          apiKey: key,
-          accessToken: tokens.accessToken,
-          apiBaseURL: settings.apiBaseURL,
-          allowLoopback: settings.allowLoopback,
-          fetch: deps.fetch,
-          now: deps.now,
-        }));
-        return { type: "success", key };
-      } catch (error) {
-        deps.report(`Cursor API key not saved: ${CursorError.from(error).message}`);
-        return { type: "failed" };
-      }
-    },
-  };
+export function apiKeyMethod(): ApiMethodLike {
+  return { type: "api", label: API_KEY_LABEL };
 }

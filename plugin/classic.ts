@@ -163,7 +163,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           const tokens = sourceFor(credentials);
           return { accessToken: accessTokenGetter(tokens) };
         },
-        methods: [browserLoginMethod(methodDeps), apiKeyMethod(methodDeps)],
+        methods: [browserLoginMethod(methodDeps), apiKeyMethod()],
       },
       "chat.params"(input: ChatParamsInputLike, output: ChatParamsOutputLike) {
         const providerId = input.provider?.info?.id ?? input.model.providerID;

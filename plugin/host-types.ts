@@ -121,12 +121,8 @@ export type ApiKeyResult =
 export interface ApiMethodLike {
   /** Always `api`. */
   readonly type: "api";
-  /** Shown in the method list. */
+  /** Shown in the method list; OpenCode then asks for the key itself and stores it. */
   readonly label: string;
-  /** The key prompt. */
-  readonly prompts: AuthPromptLike[];
-  /** Checks the key the person entered. */
-  authorize(inputs?: Record<string, string>): Promise<ApiKeyResult>;
 }
 
 /** The `auth` hook. */

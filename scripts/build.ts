@@ -30,8 +30,16 @@ const deno = JSON.parse(await Deno.readTextFile("deno.json")) as {
   exports: Record<string, string>;
 };
 const root = JSON.parse(await Deno.readTextFile("package.json")) as Record<string, unknown>;
-/** Files that no entry imports but the package must ship (the fake cursor-agent's program). */
-const EXTRA_FILES = ["./src/testing/adapters/fake-cursor-agent/main.ts"];
+/**
+ * Files that no entry imports but the package must ship: the fake cursor-agent's program
+ * and the package's executable (`npx ai-sdk-provider-cursor doctor`).
+ */
+const EXTRA_FILES = [
+  "./src/testing/adapters/fake-cursor-agent/main.ts",
+  "./src/adapters/node/package-bin.ts",
+];
+/** Extra files bundled like the product entries (the executable loads no emulator). */
+const BUNDLED_EXTRA_FILES = ["./src/adapters/node/package-bin.ts"];
 const entries = [...Object.values(deno.exports), ...EXTRA_FILES];
 const temporaryConfig = ".build/tsconfig.npm.json";
 await Deno.mkdir(".build", { recursive: true });
@@ -43,13 +51,19 @@ await Deno.writeTextFile(
     files: entries.map((entry) => `../${entry}`),
   }),
 );
+const started = Date.now();
+progress(`compiling ${entries.length} entry points with tsc (the longest step, about 30 s)`);
 const code = await runInherited("tsc", ["-p", temporaryConfig], 10 * 60 * 1000);
 if (code !== 0) {
   console.error("tsc failed; the npm package was not built");
   Deno.exit(1);
 }
 
-if (!values["no-bundle"]) await bundleProductEntries();
+if (!values["no-bundle"]) {
+  progress("bundling the package root, the Node entry, the plugin entries and the executable");
+  await bundleProductEntries();
+}
+progress("writing package.json, README.md and LICENSE");
 
 await Deno.writeTextFile(
   `${OUT}/package.json`,
@@ -59,12 +73,17 @@ for (const file of ["README.md", "LICENSE"]) await Deno.copyFile(file, `${OUT}/$
 console.log(
   `Built ${OUT}/ with entries: ${Object.keys(deno.exports).join(", ")}${
     values["no-bundle"] ? " (unbundled)" : ""
-  }`,
+  } in ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );
+
+/** One progress line on stderr, so a long build is never silent. */
+function progress(step: string): void {
+  console.error(`build: ${step}…`);
+}
 
 /** Re-bundles the compiled product entries in place (not `./testing`). */
 async function bundleProductEntries(): Promise<void> {
-  const product = [...new Set(Object.values(deno.exports))]
+  const product = [...new Set([...Object.values(deno.exports), ...BUNDLED_EXTRA_FILES])]
     .filter((entry) => !entry.startsWith("./src/testing/"))
     .map((entry) => `${OUT}/${entry.replace(/^\.\//, "").replace(/\.ts$/, ".js")}`);
   const staging = `${OUT}.bundle`;

@@ -61,6 +61,12 @@ async function proveInstalledPackage(): Promise<void> {
     if (!installed) return;
     await prove("import on Node and run a chat turn", "node", ["smoke.mjs"], scratch);
     await prove(
+      "npx ai-sdk-provider-cursor doctor --help (the package's executable)",
+      "npx",
+      ["--no-install", "ai-sdk-provider-cursor", "doctor", "--help"],
+      scratch,
+    );
+    await prove(
       "types under tsc --strict (NodeNext)",
       `${root}/node_modules/.bin/tsc`,
       ["-p", "."],

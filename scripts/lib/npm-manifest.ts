@@ -29,6 +29,7 @@ export function npmManifest(root: Json, exports: Record<string, string>): Json {
     type: "module",
     engines: root.engines,
     exports: map,
+    ...(root.bin === undefined ? {} : { bin: root.bin }),
     main: "./node.js",
     types: "./node.d.ts",
     dependencies: root.dependencies,

@@ -8,6 +8,7 @@ import { refreshSession } from "../../src/auth/refresh.ts";
 import { pollBrowserLogin, startBrowserLogin } from "../../src/auth/browser-login.ts";
 import { resolvePluginSettings } from "../../plugin/settings.ts";
 import { apiKeyMethod } from "../../plugin/auth-methods.ts";
+import { parseStoredCredentials, tokenSourceFor } from "../../plugin/credentials.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { recordingFetch, requestContains } from "./support/recording-fetch.ts";
 
@@ -224,41 +225,47 @@ describe("a revoked access token with an API key configured", () => {
   });
 });
 
-describe("the OpenCode sign-in methods", () => {
-  const deps = (apiBaseURL: string, env: Record<string, string>, fetchImpl: typeof fetch) => {
-    const reports: string[] = [];
-    return {
-      reports,
-      deps: {
-        settings: () => resolvePluginSettings({ env: { CURSOR_API_BASE_URL: apiBaseURL, ...env } }),
-        fetch: fetchImpl,
-        now: Date.now,
-        openBrowser: () => false,
-        afterLogin: () => Promise.resolve(),
-        report: (message: string) => void reports.push(message),
-      },
-    };
-  };
+describe("the OpenCode API-key sign-in", () => {
+  // OpenCode 1.18.33 asks every `api` method for the key itself ("Enter your API key"),
+  // after the method's own prompts, and never passes that answer to `authorize`: a
+  // method with a prompt of its own asks twice.
+  it("asks for the key once: the method brings no prompt and no authorize step", () => {
+    const method = apiKeyMethod();
+    assert.equal(method.type, "api");
+    assert.ok(!("prompts" in method), "no prompt of its own");
+    assert.ok(!("authorize" in method), "nothing that would need the key OpenCode asked for");
+  });
 
-  it("refuse to send a pasted key over plain http, and say how to allow a local emulator", async () => {
+  const settingsFor = (apiBaseURL: string, env: Record<string, string>) =>
+    resolvePluginSettings({ env: { CURSOR_API_BASE_URL: apiBaseURL, ...env } });
+
+  it("refuses to send a stored key over plain http, and says how to allow a local emulator", async () => {
     const recorder = recordingFetch();
-    const { deps: methodDeps, reports } = deps("http://api.example", {}, recorder.fetch);
-    const outcome = await apiKeyMethod(methodDeps).authorize({ apiKey: KEY });
-    assert.deepEqual(outcome, { type: "failed" });
-    assert.match(reports.join("\n"), /https is required.*CURSOR_ALLOW_LOOPBACK/);
+    const settings = settingsFor("http://api.example", {});
+    const credentials = parseStoredCredentials({ type: "api", key: KEY });
+    assert.ok(credentials);
+    const source = tokenSourceFor(credentials, {
+      ...settings,
+      fetch: recorder.fetch,
+      now: Date.now,
+    });
+    const error = await source.accessToken().then(() => undefined, (reason: unknown) => reason);
+    assert.match(String(error), /https is required.*CURSOR_ALLOW_LOOPBACK/);
     assert.deepEqual(recorder.requests, []);
   });
 
-  it("sign in against a loopback emulator with CURSOR_ALLOW_LOOPBACK=1", async () => {
+  it("trims a stored key and exchanges it with a loopback emulator under CURSOR_ALLOW_LOOPBACK=1", async () => {
     await withEmulator({}, async (emulator) => {
       const recorder = recordingFetch();
-      const { deps: methodDeps } = deps(
-        emulator.url,
-        { CURSOR_ALLOW_LOOPBACK: "1" },
-        recorder.fetch,
-      );
-      const outcome = await apiKeyMethod(methodDeps).authorize({ apiKey: `  ${KEY}\n` });
-      assert.deepEqual(outcome, { type: "success", key: KEY });
+      const settings = settingsFor(emulator.url, { CURSOR_ALLOW_LOOPBACK: "1" });
+      const credentials = parseStoredCredentials({ type: "api", key: `  ${KEY}\n` });
+      assert.ok(credentials);
+      const source = tokenSourceFor(credentials, {
+        ...settings,
+        fetch: recorder.fetch,
+        now: Date.now,
+      });
+      assert.ok((await source.accessToken()).length > 0);
       assert.deepEqual(recorder.requests.map((r) => r.path), ["/auth/exchange_user_api_key"]);
     });
   });
