@@ -13,6 +13,7 @@ import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
 import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
 import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
 import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
+import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
@@ -35,6 +36,8 @@ export type {
   LanguageModelV3StreamResult,
   OpenRunOptions,
   ProviderV3,
+  ConversationSnapshotStore,
+  SnapshotRead,
   ToolExecution,
   WorkspaceFacts,
 } from "./mod.ts";
@@ -67,5 +70,6 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
     findCursorAgent: (explicitPath) =>
       findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
     cwd: () => workspaceFacts().workspaceRoot,
+    snapshotStore: () => createSnapshotFileStore({ env }),
   });
 }

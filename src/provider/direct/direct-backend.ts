@@ -27,6 +27,8 @@ import { outboundRunLine, shortHash } from "./debug-lines.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
+import { isCompactionCall, markCompaction } from "./compaction.ts";
+import { persistWhenDone, restoreIfAbsent } from "./persistence.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
@@ -116,8 +118,12 @@ export class DirectBackend implements TurnBackend {
     const tools = classifyHostTools(call.tools);
     const converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.
-    const metadataCall = isMetadataCall(converted.systemPrompt, tools);
-    const key = metadataCall ? undefined : sessionKey(options.headers, cursorOptions);
+    const compaction = isCompactionCall(converted.systemPrompt, tools);
+    const metadataCall = compaction || isMetadataCall(converted.systemPrompt, tools);
+    const session = sessionKey(options.headers, cursorOptions);
+    const key = metadataCall ? undefined : session;
+    await restoreIfAbsent(config, compaction ? session : key);
+    if (compaction) markCompaction(config, session);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
     if (resumed) return resumed;
@@ -235,7 +241,7 @@ export class DirectBackend implements TurnBackend {
       },
     });
     return {
-      stream,
+      stream: persistWhenDone(stream, config, conversation),
       requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
     };
   }
@@ -324,7 +330,7 @@ export class DirectBackend implements TurnBackend {
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {
-      stream: result,
+      stream: persistWhenDone(result, config, conversation),
       requestBody: {
         model: selection.modelId,
         conversationId: plan.conversationId,
