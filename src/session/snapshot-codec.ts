@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { bytesToHex } from "../core/bytes.ts";
 import {
   type ConversationSnapshot,
@@ -90,7 +90,7 @@ export async function decodeSnapshot(bytes: Uint8Array): Promise<SnapshotDecodeR
  * @returns The message.
  */
 export function snapshotMessage(
-  fields: Parameters<typeof create<typeof ConversationSnapshotSchema>>[1],
+  fields: MessageInitShape<typeof ConversationSnapshotSchema>,
 ): ConversationSnapshot {
   return create(ConversationSnapshotSchema, fields);
 }
