@@ -17,7 +17,10 @@ function freshProvider(emulator: CursorEmulator, directory: string, lines: strin
   const uploads: number[] = [];
   const countingFetch: typeof fetch = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    if (/(AgentService\/RunSSE|BidiService\/BidiAppend)$/.test(url) && init?.body instanceof Uint8Array) {
+    if (
+      /(AgentService\/RunSSE|BidiService\/BidiAppend)$/.test(url) &&
+      init?.body instanceof Uint8Array
+    ) {
       uploads.push(init.body.length);
     }
     return await fetch(input, init);
@@ -75,7 +78,9 @@ describe("restart continuity (direct backend)", () => {
         second.runRequestBytes() < LONG_OPENER.length / 4,
         `turn 2's run request is ${second.runRequestBytes()} bytes, not the ${LONG_OPENER.length}-byte history`,
       );
-      assert.ok(lines.some((l) => /^conversation persistence: restored sessionKey=ses_restart /.test(l)));
+      assert.ok(
+        lines.some((l) => /^conversation persistence: restored sessionKey=ses_restart /.test(l)),
+      );
       assert.ok(lines.some((l) => /continuity=warm/.test(l)), lines.join("\n"));
       assert.deepEqual(emulator.violations(), []);
     });
