@@ -14,12 +14,14 @@ import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/no
 import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
 import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
 import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
+import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
   AgentRunStream,
   AgentTransport,
   CliBackendSettings,
+  ConversationSnapshotStore,
   CursorAgentPermissions,
   CursorEnvironment,
   CursorErrorCode,
@@ -36,7 +38,6 @@ export type {
   LanguageModelV3StreamResult,
   OpenRunOptions,
   ProviderV3,
-  ConversationSnapshotStore,
   SnapshotRead,
   ToolExecution,
   WorkspaceFacts,
@@ -71,5 +72,6 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
       findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
     cwd: () => workspaceFacts().workspaceRoot,
     snapshotStore: () => createSnapshotFileStore({ env }),
+    resumeCacheFile: () => createResumeCacheFile({ env }),
   });
 }

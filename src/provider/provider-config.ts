@@ -25,6 +25,7 @@ import {
 } from "../session/snapshot-store.ts";
 import type { ActiveTurn } from "./direct/active-turn.ts";
 import type { ProcessRunner } from "../cli/process-runner.ts";
+import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
@@ -43,6 +44,8 @@ export interface ProviderAdapters {
   readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;
   /** The current directory. */
   readonly cwd?: () => string;
+  /** Where the CLI backend's resume cache survives restarts (a file on the Node entry). */
+  readonly resumeCacheFile?: () => ResumeCacheFile;
   /** The default conversation snapshot store (files on the Node entry). */
   readonly snapshotStore?: () => ConversationSnapshotStore;
 }
