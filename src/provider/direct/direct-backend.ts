@@ -15,7 +15,7 @@ import { CursorError } from "../../core/cursor-error.ts";
 import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
 import { sha256Hex } from "../../core/bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
-import { type AdvertisedTool, materializeRequestContext } from "../../session/request-context.ts";
+import { materializeRequestContext } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
@@ -29,6 +29,7 @@ import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { isCompactionCall, markCompaction } from "./compaction.ts";
 import { persistWhenDone, restoreIfAbsent } from "./persistence.ts";
+import { advertisedTools } from "./capability-epoch.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
@@ -344,17 +345,6 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
-}
-
-/** The catalog advertised to Cursor: earlier names kept, new MCP-only host tools appended. */
-function advertisedTools(previous: readonly AdvertisedTool[], tools: HostTools): AdvertisedTool[] {
-  const out = [...previous];
-  const known = new Set(out.map((t) => t.name));
-  for (const [name, tool] of tools.mcp) {
-    if (known.has(name)) continue;
-    out.push({ name, description: tool.description ?? "", inputSchema: tool.inputSchema });
-  }
-  return out;
 }
 
 async function logOutbound(
