@@ -88,6 +88,20 @@ export interface RestoreTarget<Held> {
   readonly nowMs: number;
   /** Snapshot lifetime; default {@link SNAPSHOT_LIFETIME_MS}. */
   readonly lifetimeMs?: number;
+  /** What the store key is scoped by (the service's origin), see {@link snapshotStoreKey}. */
+  readonly scope?: string;
+}
+
+/**
+ * The key a snapshot is filed under: the host session key scoped by the service, so a
+ * snapshot made against one service (or a test server) never continues on another.
+ *
+ * @param scope The service's origin, or `""`.
+ * @param key The host session key.
+ * @returns The store key.
+ */
+export function snapshotStoreKey(scope: string, key: string): string {
+  return scope === "" ? key : `${scope}#${key}`;
 }
 
 /**
@@ -103,15 +117,16 @@ export async function restoreConversation<Held>(
   key: string,
   target: RestoreTarget<Held>,
 ): Promise<RestoreOutcome> {
+  const storeKey = snapshotStoreKey(target.scope ?? "", key);
   let read;
   try {
-    read = await target.snapshots.read(key);
+    read = await target.snapshots.read(storeKey);
   } catch (error) {
     return { status: "restore failure", reason: errorText(error) };
   }
   if (read.status === "missing") return { status: "missing" };
   const drop = async (outcome: RestoreOutcome): Promise<RestoreOutcome> => {
-    await target.snapshots.remove(key).catch(() => {});
+    await target.snapshots.remove(storeKey).catch(() => {});
     return outcome;
   };
   if (read.status === "refused") return drop({ status: "invalid", reason: read.reason });

@@ -98,10 +98,11 @@ describe("restart continuity (direct backend)", () => {
         ...session,
         ...quiet,
       });
-      const written = await store.read("ses_corrupt");
+      const fileKey = `${emulator.url}#ses_corrupt`;
+      const written = await store.read(fileKey);
       assert.equal(written.status, "found");
       if (written.status !== "found") return;
-      await store.write("ses_corrupt", written.bytes.subarray(0, written.bytes.length - 9));
+      await store.write(fileKey, written.bytes.subarray(0, written.bytes.length - 9));
       const lines: string[] = [];
       const second = freshProvider(emulator, directory, lines);
       const turn2 = await generateText({
@@ -120,7 +121,7 @@ describe("restart continuity (direct backend)", () => {
         lines.includes("conversation persistence: invalid sessionKey=ses_corrupt reason=corrupt"),
         lines.filter((l) => l.startsWith("conversation persistence")).join("\n"),
       );
-      const replaced = await store.read("ses_corrupt");
+      const replaced = await store.read(fileKey);
       assert.equal(replaced.status, "found", "the cold turn wrote a fresh snapshot");
     });
   });

@@ -8,7 +8,11 @@
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { Conversation } from "../../session/conversation-store.ts";
-import { captureConversation, restoreConversation } from "../../session/snapshot-persistence.ts";
+import {
+  captureConversation,
+  restoreConversation,
+  snapshotStoreKey,
+} from "../../session/snapshot-persistence.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 
 /**
@@ -30,6 +34,7 @@ export async function restoreIfAbsent(
     conversations: config.conversations,
     blobs: config.blobs,
     nowMs: started,
+    scope: config.apiBaseURL,
   });
   if (!config.logger.enabled) return;
   const restored = outcome.status === "restored" ? config.conversations.get(key) : undefined;
@@ -61,7 +66,7 @@ export async function persistConversation(
   try {
     const bytes = await captureConversation(conversation, config.blobs, config.now());
     if (bytes === undefined) return;
-    await snapshots.write(conversation.key, bytes);
+    await snapshots.write(snapshotStoreKey(config.apiBaseURL, conversation.key), bytes);
     conversation.persistedCheckpoint = conversation.checkpoint;
   } catch (error) {
     if (config.logger.enabled) {
