@@ -54,6 +54,16 @@ function freshTarget(snapshots: ConversationSnapshotStore, nowMs = NOW) {
   };
 }
 
+/** The snapshot bytes of a conversation that has a checkpoint. */
+async function captured(
+  conversation: Parameters<typeof captureConversation>[0],
+  blobs: ReturnType<typeof createMemoryBlobStore>,
+): Promise<Uint8Array> {
+  const bytes = await captureConversation(conversation, blobs, NOW);
+  assert.ok(bytes, "a conversation with a checkpoint has a snapshot");
+  return bytes;
+}
+
 function folder(): string {
   return mkdtempSync(join(tmpdir(), "cursor-snapshot-store-"));
 }
@@ -112,7 +122,7 @@ describe("conversation snapshots", () => {
   it("expires a snapshot older than 24 hours", async () => {
     const { blobs, conversation } = await sampleStores();
     const store = createSnapshotFileStore({ directory: folder() });
-    await store.write("ses_a", (await captureConversation(conversation, blobs, NOW))!);
+    await store.write("ses_a", await captured(conversation, blobs));
     const late = freshTarget(store, NOW + SNAPSHOT_LIFETIME_MS + 1);
     const outcome = await restoreConversation("ses_a", late);
     assert.equal(outcome.status, "expired");
@@ -122,7 +132,7 @@ describe("conversation snapshots", () => {
   it("refuses another session's snapshot filed under this key", async () => {
     const { blobs, conversation } = await sampleStores("ses_other");
     const store = createSnapshotFileStore({ directory: folder() });
-    await store.write("ses_a", (await captureConversation(conversation, blobs, NOW))!);
+    await store.write("ses_a", await captured(conversation, blobs));
     assert.deepEqual(await restoreConversation("ses_a", freshTarget(store)), {
       status: "invalid",
       reason: "session-mismatch",
@@ -135,7 +145,7 @@ describe("conversation snapshots", () => {
     const { blobs, conversation } = await sampleStores();
     const directory = folder();
     const store = createSnapshotFileStore({ directory });
-    await store.write("ses_a", (await captureConversation(conversation, blobs, NOW))!);
+    await store.write("ses_a", await captured(conversation, blobs));
     const [name] = readdirSync(directory);
     const path = join(directory, name ?? "");
     assert.equal(statSync(path).mode & 0o777, 0o600);
