@@ -7,6 +7,7 @@ import { generateText } from "ai";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
+import { COMPACTION_SYSTEM_PROMPT } from "./fixtures/opencode-prompts.ts";
 
 const quiet = { maxRetries: 0 } as const;
 /** A first message large enough that re-sending it would dwarf the new one. */
@@ -123,6 +124,45 @@ describe("restart continuity (direct backend)", () => {
       );
       const replaced = await store.read(fileKey);
       assert.equal(replaced.status, "found", "the cold turn wrote a fresh snapshot");
+    });
+  });
+
+  it("a compaction before a restart still rebases once, in the same group", async () => {
+    await withEmulator({}, async (emulator) => {
+      const directory = mkdtempSync(join(tmpdir(), "cursor-snapshots-"));
+      const session = { providerOptions: { cursor: { sessionId: "ses_compacted" } } };
+      const first = freshProvider(emulator, directory, []);
+      await generateText({
+        model: first.cursor("gpt-5"),
+        prompt: "Remember the word lime",
+        ...session,
+        ...quiet,
+      });
+      const summary = await generateText({
+        model: first.cursor("gpt-5"),
+        system: COMPACTION_SYSTEM_PROMPT,
+        prompt: "Summarize: the user asked to remember the word lime.",
+        ...session,
+        ...quiet,
+      });
+      const lines: string[] = [];
+      const second = freshProvider(emulator, directory, lines);
+      await generateText({
+        model: second.cursor("gpt-5"),
+        messages: [
+          { role: "user", content: "What did we do so far?" },
+          { role: "assistant", content: summary.text },
+          { role: "user", content: "Continue" },
+        ],
+        ...session,
+        ...quiet,
+      });
+      const reset = lines.find((l) => l.startsWith("conversation reset:"));
+      assert.match(reset ?? "", /reason=post-compaction-rebase /);
+      assert.match(
+        reset ?? "",
+        new RegExp(`conversationGroupId=${emulator.runs()[0]?.conversationId}$`),
+      );
     });
   });
 });

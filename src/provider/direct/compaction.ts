@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { Conversation } from "../../session/conversation-store.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 
@@ -44,8 +45,12 @@ export function isCompactionCall(system: string, tools: Pick<HostTools, "all">):
  *
  * @param config The provider configuration.
  * @param key The host session key, if the call names one.
+ * @returns The marked conversation (to persist the mark), if the session has one.
  */
-export function markCompaction(config: ProviderConfig, key: string | undefined): void {
+export function markCompaction(
+  config: ProviderConfig,
+  key: string | undefined,
+): Conversation<unknown> | undefined {
   const conversation = key === undefined ? undefined : config.conversations.get(key);
   if (conversation !== undefined) {
     conversation.compactionPending = true;
@@ -59,4 +64,5 @@ export function markCompaction(config: ProviderConfig, key: string | undefined):
       } conversationGroupId=${conversation?.groupId ?? "none"} run=ephemeral`,
     );
   }
+  return conversation;
 }

@@ -28,7 +28,7 @@ import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { isCompactionCall, markCompaction } from "./compaction.ts";
-import { persistWhenDone, restoreIfAbsent } from "./persistence.ts";
+import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
 import { advertisedTools } from "./capability-epoch.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
@@ -124,7 +124,9 @@ export class DirectBackend implements TurnBackend {
     const session = sessionKey(options.headers, cursorOptions);
     const key = metadataCall ? undefined : session;
     await restoreIfAbsent(config, compaction ? session : key);
-    if (compaction) markCompaction(config, session);
+    // The mark is written at once: a restart before the next turn still rebases.
+    const compacted = compaction ? markCompaction(config, session) : undefined;
+    if (compacted) await persistConversation(config, compacted);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
     if (resumed) return resumed;
