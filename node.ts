@@ -13,12 +13,15 @@ import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
 import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
 import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
 import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
+import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
+import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
   AgentRunStream,
   AgentTransport,
   CliBackendSettings,
+  ConversationSnapshotStore,
   CursorAgentPermissions,
   CursorEnvironment,
   CursorErrorCode,
@@ -35,6 +38,7 @@ export type {
   LanguageModelV3StreamResult,
   OpenRunOptions,
   ProviderV3,
+  SnapshotRead,
   ToolExecution,
   WorkspaceFacts,
 } from "./mod.ts";
@@ -67,5 +71,7 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
     findCursorAgent: (explicitPath) =>
       findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
     cwd: () => workspaceFacts().workspaceRoot,
+    snapshotStore: () => createSnapshotFileStore({ env }),
+    resumeCacheFile: () => createResumeCacheFile({ env }),
   });
 }

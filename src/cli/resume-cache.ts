@@ -1,7 +1,9 @@
 /**
- * The in-memory map from a conversation anchor to the Cursor chat that holds it.
- * Deliberately short-lived: 64 entries with least-recently-used eviction, one hour
- * from the last successful turn, process memory only. Time comes in as an argument
+ * The map from a conversation anchor to the Cursor chat that holds it. Deliberately
+ * short-lived: 64 entries with least-recently-used eviction, one hour from the last
+ * successful turn. It lives in memory and, where the entry supplies a file, is written
+ * through to an owner-only file so a restart keeps it (see {@link encodeResumeEntries}
+ * and {@link decodeResumeEntries}: the same rules apply on load). Time comes in as an argument
  * (the caller's injected clock), so the cache itself holds no clock and no globals.
  * One cache belongs to one provider instance.
  *
@@ -84,6 +86,8 @@ export interface ResumeCache {
   evict(key: string): boolean;
   /** Whether an entry exists (without touching its recency or lifetime). */
   has(key: string): boolean;
+  /** Every entry, least recently used first (for writing the cache out). */
+  entries(): (readonly [string, ResumeEntry])[];
   /** Number of entries. */
   readonly size: number;
 }
@@ -152,8 +156,110 @@ export function createResumeCache(options: ResumeCacheOptions = {}): ResumeCache
     has(key) {
       return entries.has(key);
     },
+    entries() {
+      return [...entries];
+    },
     get size() {
       return entries.size;
     },
+  };
+}
+
+/** The version of the resume file's format. */
+const RESUME_FILE_VERSION = 1;
+
+/**
+ * The cache's live entries as the resume file's text (expired ones left out).
+ *
+ * @param cache The cache.
+ * @param nowMs The current time.
+ * @param ttlMs The entry lifetime (default one hour).
+ * @returns JSON text: `{ version, entries: [[key, entry], …] }`, least recently used first.
+ */
+export function encodeResumeEntries(
+  cache: ResumeCache,
+  nowMs: number,
+  ttlMs: number = RESUME_CACHE_TTL_MS,
+): string {
+  const live = cache.entries().filter(([, entry]) => nowMs - entry.updatedAtMs <= ttlMs);
+  return JSON.stringify({ version: RESUME_FILE_VERSION, entries: live });
+}
+
+/** What {@link decodeResumeEntries} found. */
+export type ResumeFileContent =
+  | { readonly ok: true; readonly entries: [string, ResumeEntry][]; readonly rejected: number }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Reads the resume file's text with the cache's rules: each entry must have every field
+ * with its type, a safe chat id, and an age within the lifetime (an entry from the
+ * future is refused too); the newest `capacity` entries are kept.
+ *
+ * @param text The file's text.
+ * @param nowMs The current time.
+ * @param options Capacity and lifetime (the cache's defaults).
+ * @returns The valid entries, least recently used first, and how many were refused.
+ *
+ * @example
+ * ```ts
+ * import { decodeResumeEntries } from "./resume-cache.ts";
+ *
+ * const entry = {
+ *   chatId: "chat-1", toolFingerprint: "", userCount: 1, userDigest: "u", messageCount: 2,
+ *   messageDigest: "m", replyDigest: "r", updatedAtMs: 0,
+ * };
+ * const text = JSON.stringify({ version: 1, entries: [["a", entry], ["b", { ...entry, chatId: "x; rm" }]] });
+ * const read = decodeResumeEntries(text, 1_000);
+ * console.assert(read.ok && read.entries.length === 1 && read.rejected === 1);
+ * ```
+ */
+export function decodeResumeEntries(
+  text: string,
+  nowMs: number,
+  options: ResumeCacheOptions = {},
+): ResumeFileContent {
+  const capacity = options.capacity ?? RESUME_CACHE_CAPACITY;
+  const ttlMs = options.ttlMs ?? RESUME_CACHE_TTL_MS;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: "not-json" };
+  }
+  if (typeof parsed !== "object" || parsed === null) return { ok: false, reason: "not-an-object" };
+  const { version, entries } = parsed as { version?: unknown; entries?: unknown };
+  if (version !== RESUME_FILE_VERSION) return { ok: false, reason: "foreign-version" };
+  if (!Array.isArray(entries)) return { ok: false, reason: "no-entries" };
+  const valid: [string, ResumeEntry][] = [];
+  for (const item of entries) {
+    const entry = Array.isArray(item) && item.length === 2 && typeof item[0] === "string"
+      ? asEntry(item[1])
+      : undefined;
+    const age = entry === undefined ? NaN : nowMs - entry.updatedAtMs;
+    if (entry !== undefined && age >= -60_000 && age <= ttlMs) valid.push([item[0], entry]);
+  }
+  const kept = valid.slice(Math.max(0, valid.length - capacity));
+  return { ok: true, entries: kept, rejected: entries.length - valid.length };
+}
+
+function asEntry(value: unknown): ResumeEntry | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const strings = ["chatId", "toolFingerprint", "userDigest", "messageDigest", "replyDigest"];
+  const numbers = ["userCount", "messageCount", "updatedAtMs"];
+  if (!strings.every((name) => typeof v[name] === "string")) return undefined;
+  if (!numbers.every((name) => Number.isFinite(v[name]) && (v[name] as number) >= 0)) {
+    return undefined;
+  }
+  if (!isSafeChatId(v.chatId as string)) return undefined;
+  return {
+    chatId: v.chatId as string,
+    toolFingerprint: v.toolFingerprint as string,
+    userCount: v.userCount as number,
+    userDigest: v.userDigest as string,
+    messageCount: v.messageCount as number,
+    messageDigest: v.messageDigest as string,
+    replyDigest: v.replyDigest as string,
+    updatedAtMs: v.updatedAtMs as number,
   };
 }

@@ -93,6 +93,7 @@ function cliBackend(settings: CursorProviderSettings, adapters: ProviderAdapters
     env,
     ...(apiKey ? { apiKey } : {}),
     resumeCache: createResumeCache(),
+    resumeFile: adapters.resumeCacheFile?.(),
     logger: settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
     clock: settings.now ?? Date.now,
     providerName: settings.name ?? "cursor",

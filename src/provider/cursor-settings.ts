@@ -6,6 +6,7 @@
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
+import type { ConversationSnapshotStore } from "../session/snapshot-store.ts";
 import type { CliBackendSettings } from "./cli/cli-backend.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
@@ -74,6 +75,12 @@ export interface CursorProviderSettings {
   readonly backend?: "direct" | "cli" | undefined;
   /** Options of the `"cli"` backend. */
   readonly cli?: CliBackendSettings | undefined;
+  /**
+   * Where conversation snapshots survive a restart (the first turn after it stays warm).
+   * Default: owner-only files under OpenCode's cache folder on the Node entry, memory on
+   * the web entry; `false` turns snapshots off.
+   */
+  readonly conversationSnapshots?: ConversationSnapshotStore | false | undefined;
 }
 
 /** Cursor's default API origin. */

@@ -19,8 +19,13 @@ import { createSseTransport } from "../transport/sse-transport.ts";
 import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
 import { type ConversationStore, createConversationStore } from "../session/conversation-store.ts";
+import {
+  type ConversationSnapshotStore,
+  createMemorySnapshotStore,
+} from "../session/snapshot-store.ts";
 import type { ActiveTurn } from "./direct/active-turn.ts";
 import type { ProcessRunner } from "../cli/process-runner.ts";
+import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
@@ -39,6 +44,10 @@ export interface ProviderAdapters {
   readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;
   /** The current directory. */
   readonly cwd?: () => string;
+  /** Where the CLI backend's resume cache survives restarts (a file on the Node entry). */
+  readonly resumeCacheFile?: () => ResumeCacheFile;
+  /** The default conversation snapshot store (files on the Node entry). */
+  readonly snapshotStore?: () => ConversationSnapshotStore;
 }
 
 /** The resolved provider configuration. */
@@ -56,6 +65,8 @@ export interface ProviderConfig {
   readonly generateId: () => string;
   /** Conversations by host session, with their held Runs. */
   readonly conversations: ConversationStore<ActiveTurn>;
+  /** Where conversation snapshots survive restarts; `undefined` when turned off. */
+  readonly snapshots: ConversationSnapshotStore | undefined;
   /** Which conversation owes each outstanding host tool call (for apps that send no session key). */
   readonly toolCallOwners: Map<string, string>;
   /** The agent origin (resolved once, shared). */
@@ -137,6 +148,10 @@ export function resolveProviderConfig(
       },
     }),
     toolCallOwners: new Map(),
+    snapshots: settings.conversationSnapshots === false
+      ? undefined
+      : settings.conversationSnapshots ?? adapters.snapshotStore?.() ??
+        createMemorySnapshotStore(),
     agentOrigin(headers, signal) {
       if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
       agentOrigin ??= fetchAgentOrigin({

@@ -30,6 +30,10 @@ export interface Conversation<Held> {
   requestContext: (MaterializedRequestContext & { readonly key: string }) | undefined;
   /** Host tools advertised to Cursor so far (new ones are appended, none removed). */
   advertisedTools: AdvertisedTool[];
+  /** A compaction Run finished: the next Run rebases on the host's summary. */
+  compactionPending: boolean;
+  /** The checkpoint the last written snapshot holds (nothing to write while it is current). */
+  persistedCheckpoint: Uint8Array | undefined;
   /** Why the last held Run was released, for the continuation diagnostics. */
   heldReleaseReason: string | undefined;
   /** The held Run while the host runs tools. */
@@ -55,7 +59,8 @@ export interface ConversationStoreOptions {
 /** The store. */
 export interface ConversationStore<Held> {
   get(key: string): Conversation<Held> | undefined;
-  create(key: string, conversationId: string): Conversation<Held>;
+  /** Starts a conversation; the group id is kept from the one it replaces unless given. */
+  create(key: string, conversationId: string, groupId?: string): Conversation<Held>;
   /** Holds a Run for a conversation, enforcing the limits. */
   hold(conversation: Conversation<Held>, held: Held): void;
   /** Takes the held Run out (it is the caller's now). */
@@ -105,13 +110,13 @@ export function createConversationStore<Held>(
       }
       return found;
     },
-    create(key, conversationId) {
+    create(key, conversationId, groupId) {
       const existing = conversations.get(key);
       if (existing) releaseHeld(existing, "replaced");
       const conversation: Conversation<Held> = {
         key,
         conversationId,
-        groupId: existing?.groupId ?? conversationId,
+        groupId: groupId ?? existing?.groupId ?? conversationId,
         checkpoint: undefined,
         checkpointUsed: undefined,
         checkpointCategories: undefined,
@@ -120,6 +125,8 @@ export function createConversationStore<Held>(
         lastAssistantText: "",
         requestContext: undefined,
         advertisedTools: [],
+        compactionPending: false,
+        persistedCheckpoint: undefined,
         heldReleaseReason: undefined,
         held: undefined,
         heldSince: 0,

@@ -35,6 +35,8 @@ export function emulatorProvider(
     transport,
     ...(transport === "http2" && emulator.http2Url ? { agentBaseURL: emulator.http2Url } : {}),
     env: {},
+    // Tests never share snapshots through the user's cache folder.
+    conversationSnapshots: false,
     ...settings,
   });
 }

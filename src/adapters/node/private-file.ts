@@ -51,7 +51,10 @@ export const PRIVATE_FOLDER_MODE = 0o700;
  * console.assert(process.platform === "win32" || (statSync(path).mode & 0o777) === 0o600);
  * ```
  */
-export async function writePrivateFileAtomic(path: string, data: string): Promise<void> {
+export async function writePrivateFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+): Promise<void> {
   const folder = dirname(path);
   await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const temporary = join(folder, `.${basename(path)}.${process.pid}.${randomSuffix()}.tmp`);

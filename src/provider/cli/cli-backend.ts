@@ -21,6 +21,11 @@ import type { ProcessRunner } from "../../cli/process-runner.ts";
 import { buildFullPrompt } from "./prompt-builder.ts";
 import type { ResumeCache } from "../../cli/resume-cache.ts";
 import { planResume } from "./resume-plan.ts";
+import {
+  createResumePersistence,
+  type ResumeCacheFile,
+  type ResumePersistence,
+} from "./resume-persistence.ts";
 import type { ToolExecution } from "./stream-mapper.ts";
 import { hostToolsOf, toolFingerprint } from "./tool-fingerprint.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
@@ -117,6 +122,8 @@ export interface CliBackendConfig extends Omit<CliBackendSettings, "binaryPath" 
   readonly apiKey?: string;
   /** The resume map of this provider instance (from `createResumeCache()`). */
   readonly resumeCache: ResumeCache;
+  /** Where the resume map survives restarts (the Node entry: an owner-only file). */
+  readonly resumeFile?: ResumeCacheFile | undefined;
   /** Diagnostic lines. Default: silent. */
   readonly logger?: DebugLogger;
   /** Milliseconds since the epoch. Default `Date.now`. */
@@ -193,12 +200,19 @@ export class CliBackend implements TurnBackend {
   /** What it can take from a call. */
   readonly capabilities: BackendCapabilities = CAPABILITIES;
   readonly #config: CliBackendConfig;
+  readonly #persistence: ResumePersistence | undefined;
 
   /**
    * @param config Runner, binary, workspace, environment, resume cache and settings.
    */
   constructor(config: CliBackendConfig) {
     this.#config = config;
+    this.#persistence = config.resumeFile === undefined ? undefined : createResumePersistence(
+      config.resumeCache,
+      config.resumeFile,
+      config.logger ?? silentLogger,
+      config.clock ?? Date.now,
+    );
   }
 
   /** `<provider name>.cli`. */
@@ -243,7 +257,7 @@ export class CliBackend implements TurnBackend {
         };
         runTurn(context, (parts) => {
           if (open) { for (const part of parts) controller.enqueue(part); }
-        }).then(
+        }).finally(() => this.#persistence?.save()).then(
           () => end(() => controller.close()),
           (error: unknown) => end(() => controller.error(error)),
         );
@@ -281,6 +295,7 @@ export class CliBackend implements TurnBackend {
       );
     }
     const fingerprint = await toolFingerprint(tools);
+    await this.#persistence?.load();
     const plan = await planResume({
       enabled: config.sessionResume ?? isSessionResumeEnabled(config.env),
       workspace: config.workspace,

@@ -6,9 +6,10 @@
  * Current OpenCode sends a title request with the title agent's prompt ("You are a
  * title generator. ...") as the system prompt, no tools, and a first user message
  * `Generate a title for this conversation:\n` followed by the conversation's own
- * messages. Compaction uses its own system prompt ("You are summarizing a
- * conversation for continuation by another agent.") and so does the session summary
- * ("Summarize what was done in this conversation.").
+ * messages. Compaction in OpenCode 1.18.33 runs its summarization agent, whose system
+ * prompt opens "You are a context summarization agent." (earlier releases: "You are
+ * summarizing a conversation for continuation by another agent."), and the session
+ * summary has its own ("Summarize what was done in this conversation.").
  *
  * @module
  */
@@ -20,6 +21,7 @@ export type MetadataKind = "title" | "compaction" | "summary";
 
 const SYSTEM_MARKERS: readonly { readonly pattern: RegExp; readonly kind: MetadataKind }[] = [
   { pattern: /\byou are a title generator\b/i, kind: "title" },
+  { pattern: /^\s*you are a context summarization agent\b/i, kind: "compaction" },
   { pattern: /\byou are summarizing a conversation for continuation\b/i, kind: "compaction" },
   { pattern: /\bsummarize what was done in this conversation\b/i, kind: "summary" },
 ];

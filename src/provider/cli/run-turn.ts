@@ -192,6 +192,14 @@ function judgeExit(
   if (classified.resumeSpecific) {
     if (!mapper.visibleOutput) return { kind: "retry", reason: classified.error.message };
     evict(context, classified.error.message);
+  } else if (
+    spec.chatId !== undefined && !mapper.sawInit && outcome.exit.signal === null &&
+    !isTransient(classified.error)
+  ) {
+    // A resume that fails before the chat opened, for a reason not known to pass: the
+    // chat may be gone under a wording not recognised, so it must not stay pinned
+    // (docs/decisions/077-cli-resume-eviction.md).
+    evict(context, `resume failed before init: ${classified.error.message}`);
   }
   return { kind: "fail", error: classified.error };
 }
@@ -220,6 +228,25 @@ function commit(context: TurnContext, spec: AttemptSpec, mapper: StreamMapper): 
     plan.commit.key,
     entryFor(plan.commit, chatId, mapper.reply, context.clock()),
   );
+}
+
+/** Failures that say nothing about the chat: the cached entry stays. */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set([
+  "unauthenticated",
+  "permission_denied",
+  "usage_limit",
+  "rate_limited",
+  "unavailable",
+  "network",
+  "timeout",
+  "interrupted",
+  "canceled",
+  "wrong_region",
+  "outdated_client",
+]);
+
+function isTransient(error: CursorError): boolean {
+  return error.retryable || TRANSIENT_CODES.has(error.code);
 }
 
 function evict(context: TurnContext, reason: string): void {

@@ -53,6 +53,8 @@ export interface TurnReply {
 export interface StreamMapper {
   /** Maps one event. */
   push(event: CliEvent): Part[];
+  /** The CLI's `init` event arrived (the chat was opened or resumed). */
+  readonly sawInit: boolean;
   /** Ends a read batch: releases held host tool calls (and requests a stop). */
   endBatch(): Part[];
   /**
@@ -117,6 +119,7 @@ class CliStreamMapper implements StreamMapper {
   #stopRequested = false;
   #result: ResultEvent | undefined;
   #visibleOutput = false;
+  #sawInit = false;
   #hostCallCount = 0;
   readonly #toolCallIds: string[] = [];
   readonly #seenCalls = new Set<string>();
@@ -141,6 +144,9 @@ class CliStreamMapper implements StreamMapper {
   get visibleOutput(): boolean {
     return this.#visibleOutput;
   }
+  get sawInit(): boolean {
+    return this.#sawInit;
+  }
   get reply(): TurnReply {
     return { text: this.#text.total, toolCallIds: [...this.#toolCallIds] };
   }
@@ -153,6 +159,7 @@ class CliStreamMapper implements StreamMapper {
     const parts: Part[] = [];
     switch (event.kind) {
       case "init":
+        this.#sawInit = true;
         parts.push({
           type: "response-metadata",
           ...(event.sessionId === undefined ? {} : { id: event.sessionId }),

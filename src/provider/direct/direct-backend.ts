@@ -15,7 +15,7 @@ import { CursorError } from "../../core/cursor-error.ts";
 import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
 import { sha256Hex } from "../../core/bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
-import { type AdvertisedTool, materializeRequestContext } from "../../session/request-context.ts";
+import { materializeRequestContext } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
@@ -27,6 +27,9 @@ import { outboundRunLine, shortHash } from "./debug-lines.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
+import { isCompactionCall, markCompaction } from "./compaction.ts";
+import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
+import { advertisedTools } from "./capability-epoch.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
@@ -116,8 +119,14 @@ export class DirectBackend implements TurnBackend {
     const tools = classifyHostTools(call.tools);
     const converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.
-    const metadataCall = isMetadataCall(converted.systemPrompt, tools);
-    const key = metadataCall ? undefined : sessionKey(options.headers, cursorOptions);
+    const compaction = isCompactionCall(converted.systemPrompt, tools);
+    const metadataCall = compaction || isMetadataCall(converted.systemPrompt, tools);
+    const session = sessionKey(options.headers, cursorOptions);
+    const key = metadataCall ? undefined : session;
+    await restoreIfAbsent(config, compaction ? session : key);
+    // The mark is written at once: a restart before the next turn still rebases.
+    const compacted = compaction ? markCompaction(config, session) : undefined;
+    if (compacted) await persistConversation(config, compacted);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
     if (resumed) return resumed;
@@ -235,7 +244,7 @@ export class DirectBackend implements TurnBackend {
       },
     });
     return {
-      stream,
+      stream: persistWhenDone(stream, config, conversation),
       requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
     };
   }
@@ -324,7 +333,7 @@ export class DirectBackend implements TurnBackend {
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {
-      stream: result,
+      stream: persistWhenDone(result, config, conversation),
       requestBody: {
         model: selection.modelId,
         conversationId: plan.conversationId,
@@ -338,17 +347,6 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
-}
-
-/** The catalog advertised to Cursor: earlier names kept, new MCP-only host tools appended. */
-function advertisedTools(previous: readonly AdvertisedTool[], tools: HostTools): AdvertisedTool[] {
-  const out = [...previous];
-  const known = new Set(out.map((t) => t.name));
-  for (const [name, tool] of tools.mcp) {
-    if (known.has(name)) continue;
-    out.push({ name, description: tool.description ?? "", inputSchema: tool.inputSchema });
-  }
-  return out;
 }
 
 async function logOutbound(

@@ -79,6 +79,10 @@ export function relateHistory(
   if (normalize(assistantSeen) !== normalize(assistantText)) {
     return { kind: "diverged", reason: "foreign-history:foreign-assistant" };
   }
+  // An assistant turn after the new user message was answered elsewhere (another provider).
+  if (rest.slice(firstUser).some((m) => m.role === "assistant" || m.role === "tool")) {
+    return { kind: "diverged", reason: "foreign-history:foreign-assistant" };
+  }
   const newUserText = rest.slice(firstUser).filter((m) => m.role === "user").map(userTextOf).join(
     "\n\n",
   );

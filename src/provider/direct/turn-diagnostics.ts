@@ -7,6 +7,7 @@
  */
 import type { FinishLog } from "./finish.ts";
 import { finishLine } from "./debug-lines.ts";
+import { toolsCategoryChurn } from "./capability-epoch.ts";
 import type { TurnStreamContext } from "./turn-stream-context.ts";
 
 /** Inputs of {@link turnDiagnostics}. */
@@ -130,6 +131,13 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): string {
     `contextDelta=${current - prior}`,
     `rawReadVsPriorContext=${prior > 0 ? (rawCacheRead / prior).toFixed(2) : "0.00"}x`,
     `categoryDelta=${categoryDelta(turn.priorCategories, state.latestCategories)}`,
+    `toolsCategoryChurn=${
+      toolsCategoryChurn(
+        turn.priorCategories,
+        state.latestCategories,
+        context.diagnostics.requestContext,
+      )
+    }`,
     `checkpointUpdates=${activity.checkpointUpdates}`,
     `tokenDetailUpdates=${activity.tokenDetailUpdates}`,
     `pumpPasses=${turn.pumpPasses}`,

@@ -84,6 +84,8 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
       undefined,
     );
   }
+  // The host compacted the session: the next Run starts over from its summary.
+  if (existing.compactionPending) return reseed(inputs, "post-compaction-rebase", fullText);
   if (!inputs.orphanResults && existing.checkpoint !== undefined) {
     const relation = relateHistory(inputs.prompt, existing.history, existing.lastAssistantText);
     if (relation.kind === "extends") {

@@ -56,6 +56,9 @@ const EARLY_FAILURES: Readonly<Record<string, (input: ComposeInput) => string>> 
   model: (input) => modelErrorText(input.args.model ?? "auto"),
   "resume-transient": () => RESUME_TRANSIENT_TEXT,
   "resume-gone": (input) => chatNotFoundText(input.chat.id),
+  // A chat that is gone, in a wording no classifier knows.
+  "resume-gone-unrecognised": (input) =>
+    `Error: Unable to load conversation state for ${input.chat.id}`,
 };
 
 /**

@@ -1,0 +1,124 @@
+/**
+ * Conversation snapshots as owner-only files, one per host session, in a folder under
+ * OpenCode's cache root (`cursor-conversations/`). Writes are atomic (temporary file
+ * and rename), so processes sharing the folder never see or leave half a snapshot; the
+ * folder's total size is bounded, least recently used (by modification time, touched
+ * on every read) removed first. A file another user could read is refused.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import {
+  type ConversationSnapshotStore,
+  SNAPSHOT_STORE_MAX_BYTES,
+  type SnapshotRead,
+} from "../../session/snapshot-store.ts";
+import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
+import { writePrivateFileAtomic } from "./private-file.ts";
+
+/** The folder's name under the cache root. */
+const FOLDER_NAME = "cursor-conversations";
+const SUFFIX = ".snap";
+
+/** Options for {@link createSnapshotFileStore}. */
+export interface SnapshotFileStoreOptions {
+  /** An explicit folder; default `<OpenCode cache root>/cursor-conversations`. */
+  readonly directory?: string | undefined;
+  /** Environment values for the default folder; default `process.env`. */
+  readonly env?: OpenCodeHostEnvironment | undefined;
+  /** Most bytes the folder's snapshots may take together; default 256 MiB. */
+  readonly maxBytes?: number | undefined;
+}
+
+/**
+ * Creates the file-backed snapshot store.
+ *
+ * @param options The folder (or the environment that decides it) and the size bound.
+ * @returns The store, with the folder it uses.
+ *
+ * @example
+ * ```ts
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { createSnapshotFileStore } from "./snapshot-file-store.ts";
+ *
+ * const store = createSnapshotFileStore({ directory: join(tmpdir(), crypto.randomUUID()) });
+ * await store.write("ses_1", new Uint8Array([1, 2, 3]));
+ * const read = await store.read("ses_1");
+ * console.assert(read.status === "found" && read.bytes.length === 3);
+ * ```
+ */
+export function createSnapshotFileStore(
+  options: SnapshotFileStoreOptions = {},
+): ConversationSnapshotStore & { readonly directory: string } {
+  const directory = options.directory ?? join(openCodeCacheRoot(options.env), FOLDER_NAME);
+  const maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
+  const pathOf = (key: string) =>
+    join(directory, createHash("sha256").update(key).digest("hex").slice(0, 40) + SUFFIX);
+  return {
+    directory,
+    async read(key): Promise<SnapshotRead> {
+      const path = pathOf(key);
+      let info;
+      try {
+        info = await stat(path);
+      } catch (error) {
+        if (isMissing(error)) return { status: "missing" };
+        throw error;
+      }
+      if (!info.isFile()) return { status: "refused", reason: "not-a-file" };
+      if (process.platform !== "win32" && (info.mode & 0o077) !== 0) {
+        return { status: "refused", reason: `wrong-mode-${(info.mode & 0o777).toString(8)}` };
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await readFile(path));
+      } catch (error) {
+        if (isMissing(error)) return { status: "missing" };
+        throw error;
+      }
+      const now = new Date();
+      await utimes(path, now, now).catch(() => {});
+      return { status: "found", bytes };
+    },
+    async write(key, bytes) {
+      const path = pathOf(key);
+      await writePrivateFileAtomic(path, bytes);
+      await enforceBound(directory, maxBytes, path);
+    },
+    async remove(key) {
+      await rm(pathOf(key), { force: true });
+    },
+  };
+}
+
+/** Removes the least recently used snapshots until the folder fits (never `keep`). */
+async function enforceBound(directory: string, maxBytes: number, keep: string): Promise<void> {
+  const files: { path: string; size: number; mtimeMs: number }[] = [];
+  for (const name of await readdir(directory)) {
+    if (!name.endsWith(SUFFIX)) continue;
+    const path = join(directory, name);
+    try {
+      const info = await stat(path);
+      files.push({ path, size: info.size, mtimeMs: info.mtimeMs });
+    } catch {
+      // removed by another process meanwhile
+    }
+  }
+  let total = files.reduce((sum, file) => sum + file.size, 0);
+  files.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  for (const file of files) {
+    if (total <= maxBytes) break;
+    if (file.path === keep) continue;
+    await rm(file.path, { force: true });
+    total -= file.size;
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  return typeof error === "object" && error !== null &&
+    (error as { code?: unknown }).code === "ENOENT";
+}
