@@ -8,11 +8,12 @@
 import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { Conversation } from "../../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
-import { buildFinish } from "./finish.ts";
+import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { promptDigests } from "./history.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { HostTools } from "./tools/host-tools.ts";
-import { turnDiagnostics } from "./turn-diagnostics.ts";
+import type { UsageMode } from "./diagnostics/events.ts";
+import { finishWithBilling } from "./diagnostics/finish-billing.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
@@ -32,6 +33,8 @@ export interface TurnStreamContext {
    * step's signal (OpenCode does) must not kill it.
    */
   readonly abortSignal?: AbortSignal | undefined;
+  /** The usage shape this call reports (default: the provider's setting). */
+  readonly usageMode?: UsageMode | undefined;
   readonly diagnostics: {
     readonly sessionKey: string;
     readonly continuity: string;
@@ -59,11 +62,12 @@ export async function openTurnStream(
   let firstSettled: () => void = () => {};
   const first = new Promise<void>((resolve) => (firstSettled = resolve));
   let cancelled = false;
-  const emit = (part: LanguageModelV3StreamPart) => {
-    if (cancelled) return;
+  const emit = (part: LanguageModelV3StreamPart): boolean => {
+    if (cancelled) return false;
     if (controller) controller.enqueue(part);
     else buffered.push(part);
     firstSettled();
+    return true;
   };
   const { turn, config } = context;
   turn.beginPass();
@@ -84,6 +88,7 @@ export async function openTurnStream(
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
+      interruptRun(config.billing, turn);
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -117,14 +122,9 @@ export async function openTurnStream(
 function finishPass(
   context: TurnStreamContext,
   outcome: "tool-calls" | "turn-ended",
-  emit: (part: LanguageModelV3StreamPart) => void,
+  emit: (part: LanguageModelV3StreamPart) => boolean,
 ): void {
   const { turn, config, conversation } = context;
-  const finish = buildFinish(turn.state, {
-    priorUsed: turn.priorUsed,
-    activity: turn.run.activity,
-    reason: outcome === "tool-calls" ? "tool-calls" : "stop",
-  });
   if (conversation) {
     conversation.history = promptDigests(context.prompt);
     conversation.lastAssistantText = turn.state.text;
@@ -149,8 +149,5 @@ function finishPass(
     }
     turn.close();
   }
-  if (config.logger.enabled) {
-    for (const line of turnDiagnostics({ context, finish, outcome })) config.logger.line(line);
-  }
-  emit(finish.part);
+  finishWithBilling(context, outcome, emit);
 }
