@@ -27,6 +27,7 @@ export type {
   CursorProvider,
   CursorProviderSettings,
   DebugLogger,
+  DiagnosticRecord,
   EndStream,
   Frame,
   LanguageModelV3,

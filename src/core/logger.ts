@@ -7,6 +7,7 @@
 
 /** A typed diagnostic event as a sink sees it: its `kind` and plain JSON fields. */
 export interface DiagnosticRecord {
+  /** Which event this is (`finish`, `billing-step`, …); the other fields depend on it. */
   readonly kind: string;
 }
 

@@ -29,11 +29,14 @@ function random(seed: number): () => number {
 }
 
 /** Charges carried by each finish of a stream, in nano-AIU. */
-async function charges(result: ReturnType<typeof streamText>): Promise<number[]> {
+async function charges(
+  result: { fullStream: AsyncIterable<{ type: string; providerMetadata?: unknown }> },
+): Promise<number[]> {
   const out: number[] = [];
   for await (const part of result.fullStream) {
     if (part.type !== "finish-step") continue;
-    const copilot = part.providerMetadata?.copilot as { totalNanoAiu?: number } | undefined;
+    const metadata = part.providerMetadata as { copilot?: { totalNanoAiu?: number } } | undefined;
+    const copilot = metadata?.copilot;
     assert.ok(copilot && typeof copilot.totalNanoAiu === "number", "every finish carries a charge");
     out.push(copilot.totalNanoAiu);
   }
