@@ -74,14 +74,37 @@ export function createFileDebugLogger(options: FileDebugLoggerOptions = {}): Deb
     appendPrivateLine(path, line, {
       capBytes: cap,
       truncateNotice: (previousBytes) =>
-        `${now().toISOString()} debug: size-cap truncate previousBytes=${previousBytes} capBytes=${cap}\n`,
+        jsonl
+          ? `${
+            JSON.stringify({
+              time: now().toISOString(),
+              kind: "size-cap-truncate",
+              previousBytes,
+              capBytes: cap,
+            })
+          }\n`
+          : `${now().toISOString()} debug: size-cap truncate previousBytes=${previousBytes} capBytes=${cap}\n`,
     });
   try {
-    const reinit = fileSize(path) > 0 ? " reinit=append" : "";
+    const reinit = fileSize(path) > 0;
+    const header = {
+      pid: process.pid,
+      runtime: runtimeName(),
+      version: options.version ?? "unknown",
+    };
     append(
-      `${now().toISOString()} debug: process header pid=${process.pid} runtime=${runtimeName()} version=${
-        options.version ?? "unknown"
-      }${reinit}\n`,
+      jsonl
+        ? `${
+          JSON.stringify({
+            time: now().toISOString(),
+            kind: "process-header",
+            ...header,
+            ...(reinit ? { reinit: "append" } : {}),
+          })
+        }\n`
+        : `${now().toISOString()} debug: process header pid=${header.pid} runtime=${header.runtime} version=${header.version}${
+          reinit ? " reinit=append" : ""
+        }\n`,
     );
   } catch {
     // The log stays best effort: lines are tried again one by one.
