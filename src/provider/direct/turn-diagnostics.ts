@@ -13,6 +13,7 @@ import type {
   UsageValidationEvent,
 } from "./diagnostics/events.ts";
 import type { TurnStreamContext } from "./turn-stream.ts";
+import { SYSTEM_RULE_PATH } from "../../session/request-context.ts";
 
 /** Inputs of {@link turnDiagnostics}. */
 export interface DiagnosticsInputs {
@@ -57,10 +58,27 @@ export function turnDiagnostics(inputs: DiagnosticsInputs): DiagnosticEvent[] {
       reasoning: { value: c.reasoningTokens, present: present.has("reasoning") },
     });
   }
+  const warning = outcome === "turn-ended" ? rulesWarning(context) : undefined;
+  if (warning) events.push(warning);
   events.push(finish);
   events.push(usageValidation(inputs));
   if (outcome === "turn-ended") events.push(cacheDiagnosis(inputs));
   return events;
+}
+
+/** Cursor's checkpoint counted no rule tokens while the Run's request context held its rule. */
+function rulesWarning(context: TurnStreamContext): DiagnosticEvent | undefined {
+  const rules = context.turn.state.latestCategories?.rules;
+  const rule = context.conversation?.requestContext?.message.rules.find((r) =>
+    r.fullPath === SYSTEM_RULE_PATH
+  );
+  if (rules !== 0 || rule === undefined || rule.content.length === 0) return undefined;
+  return {
+    kind: "context-warning",
+    sessionKey: context.diagnostics.sessionKey,
+    conversationId: context.turn.conversationId,
+    ruleChars: rule.content.length,
+  };
 }
 
 function breakdownMatch(

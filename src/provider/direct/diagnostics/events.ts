@@ -209,6 +209,15 @@ export interface CacheDiagnosisEvent {
   readonly toolCalls: number;
 }
 
+/** `context warning:` — Cursor counted no rule tokens although the Run sent its rule. */
+export interface ContextWarningEvent {
+  readonly kind: "context-warning";
+  readonly sessionKey: string;
+  readonly conversationId: string;
+  /** Characters of the system-instructions rule the Run sent. */
+  readonly ruleChars: number;
+}
+
 /** `billing: step=…` — a finish's charge and the session totals. */
 export type BillingStepEvent = { readonly kind: "billing-step" } & BillingRecord;
 
@@ -231,5 +240,6 @@ export type DiagnosticEvent =
   | FinishEvent
   | UsageValidationEvent
   | CacheDiagnosisEvent
+  | ContextWarningEvent
   | BillingStepEvent
   | BillingTurnRealEvent;

@@ -78,6 +78,8 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       return usageValidationText(event);
     case "cache-diagnosis":
       return cacheDiagnosisText(event);
+    case "context-warning":
+      return `context warning: Cursor counted rules=0 although this Run sent the ${event.ruleChars}-character system-instructions rule sessionKey=${event.sessionKey} conversationId=${event.conversationId}`;
     case "billing-step":
       return billingLine(event);
     case "billing-turn-real":
