@@ -12,12 +12,12 @@ import type {
   UsageMode,
   UsageValidationEvent,
 } from "./diagnostics/events.ts";
-import type { TurnStreamContext } from "./turn-stream.ts";
+import type { PassContext } from "./diagnostics/pass-context.ts";
 import { SYSTEM_RULE_PATH } from "../../session/request-context.ts";
 
 /** Inputs of {@link turnDiagnostics}. */
 export interface DiagnosticsInputs {
-  readonly context: TurnStreamContext;
+  readonly context: PassContext;
   readonly finish: FinishEvent;
   readonly outcome: "tool-calls" | "turn-ended";
   readonly mode: UsageMode;
@@ -67,7 +67,7 @@ export function turnDiagnostics(inputs: DiagnosticsInputs): DiagnosticEvent[] {
 }
 
 /** Cursor's checkpoint counted no rule tokens while the Run's request context held its rule. */
-function rulesWarning(context: TurnStreamContext): DiagnosticEvent | undefined {
+function rulesWarning(context: PassContext): DiagnosticEvent | undefined {
   const rules = context.turn.state.latestCategories?.rules;
   const rule = context.conversation?.requestContext?.message.rules.find((r) =>
     r.fullPath === SYSTEM_RULE_PATH
@@ -82,7 +82,7 @@ function rulesWarning(context: TurnStreamContext): DiagnosticEvent | undefined {
 }
 
 function breakdownMatch(
-  state: TurnStreamContext["turn"]["state"],
+  state: PassContext["turn"]["state"],
 ): UsageValidationEvent["breakdownMatch"] {
   if (!state.latestCategories) return "unavailable";
   const sum = Object.values(state.latestCategories).reduce((a, b) => a + b, 0);

@@ -1,31 +1,22 @@
 /**
- * The host-facing stream of one `doStream` call over an {@link ActiveTurn}: pumps the
+ * The host-facing stream of one `doStream` call over an `ActiveTurn`: pumps the
  * turn, finishes with `tool-calls` (holding the Run) or `stop` (recording the
  * checkpoint), and turns failures into an error part (the shared model converts it).
  *
  * @module
  */
-import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { Conversation } from "../../session/conversation-store.ts";
-import type { ActiveTurn } from "./active-turn.ts";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { promptDigests } from "./history.ts";
-import type { ProviderConfig } from "../provider-config.ts";
 import type { HostTools } from "./tools/host-tools.ts";
-import type { UsageMode } from "./diagnostics/events.ts";
+import type { PassContext } from "./diagnostics/pass-context.ts";
 import { finishWithBilling } from "./diagnostics/finish-billing.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
 
 /** What one `doStream` call's stream needs. */
-export interface TurnStreamContext {
-  readonly turn: ActiveTurn;
-  readonly config: ProviderConfig;
-  readonly conversation: Conversation<ActiveTurn> | undefined;
-  /** The key the held Run is filed under (the session key, or an anonymous one). */
-  readonly holdKey: string;
-  readonly prompt: LanguageModelV3Prompt;
+export interface TurnStreamContext extends PassContext {
   readonly tools: HostTools;
   /**
    * The call's abort signal. It ends the Run only while this call streams: once the Run is
@@ -33,17 +24,6 @@ export interface TurnStreamContext {
    * step's signal (OpenCode does) must not kill it.
    */
   readonly abortSignal?: AbortSignal | undefined;
-  /** The usage shape this call reports (default: the provider's setting). */
-  readonly usageMode?: UsageMode | undefined;
-  readonly diagnostics: {
-    readonly sessionKey: string;
-    readonly continuity: string;
-    readonly coldReason: string | undefined;
-    readonly requestContext: string;
-    readonly requestContextHash: string;
-    readonly systemPromptHash: string;
-    readonly systemPromptSent: boolean;
-  };
 }
 
 /**

@@ -9,7 +9,7 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { buildFinish } from "../finish.ts";
 import { turnDiagnostics } from "../turn-diagnostics.ts";
-import type { TurnStreamContext } from "../turn-stream.ts";
+import type { PassContext } from "./pass-context.ts";
 import type { DiagnosticEvent } from "./events.ts";
 import { emitDiagnostic } from "./format.ts";
 import { commitCharge, quoteCharge } from "./turn-billing.ts";
@@ -25,7 +25,7 @@ const CHARS_PER_TOKEN = 4;
  * @param emit Sends a part; returns whether the consumer still reads.
  */
 export function finishWithBilling(
-  context: TurnStreamContext,
+  context: PassContext,
   outcome: "tool-calls" | "turn-ended",
   emit: (part: LanguageModelV3StreamPart) => boolean,
 ): void {
