@@ -60,12 +60,15 @@ describe("context lines", () => {
       transport,
       debug: logger,
     });
-    await streamText({
+    const result = streamText({
       model: cursor("composer-2"),
       system: "Be brief.",
       prompt: "Hi",
       providerOptions: { cursor: { sessionId: "ses_rules" } },
-    }).text;
+    });
+    await result.text;
+    const metadata = (await result.providerMetadata)?.cursor as Record<string, unknown>;
+    assert.equal(metadata.categories, null, "a stale breakdown is not shown as current");
     assert.ok(
       lines.includes(
         "context warning: Cursor counted rules=0 although this Run sent the 9-character system-instructions rule sessionKey=ses_rules conversationId=" +

@@ -45,12 +45,15 @@ export function buildFinish(state: RunStreamState, context: FinishContext): Buil
   });
   const source: FinishSource = reason === "stop" ? mapped.source : occupancySource(mapped.source);
   const counters = state.counters;
+  const staleBreakdown = state.latestBreakdownTotal !== undefined &&
+    state.latestBreakdownTotal !== state.latestUsed;
   const metadata: JSONObject = {
     usageSource: source,
     usageMode: context.mode,
     contextTokens: state.latestUsed ?? null,
     priorContextTokens: context.priorUsed ?? null,
-    categories: state.checkpointCategories ?? null,
+    // A stale breakdown (its own total is an older occupancy) is not current evidence.
+    categories: staleBreakdown ? null : state.checkpointCategories ?? null,
     checkpointUpdates: context.activity.checkpointUpdates,
     steps: context.activity.stepsCompleted,
     ...(counters
