@@ -29,7 +29,7 @@ export type {
 export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
 export { CursorLanguageModel } from "./src/provider/language-model.ts";
-export type { DebugLogger } from "./src/core/logger.ts";
+export type { DebugLogger, DiagnosticRecord } from "./src/core/logger.ts";
 export type {
   AgentRunStream,
   AgentTransport,

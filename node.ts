@@ -30,6 +30,7 @@ export type {
   CursorProvider,
   CursorProviderSettings,
   DebugLogger,
+  DiagnosticRecord,
   EndStream,
   Frame,
   LanguageModelV3,

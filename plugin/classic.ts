@@ -135,6 +135,8 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           providers[CURSOR_PROVIDER_ID] = block;
           log("info", `registered provider ${CURSOR_PROVIDER_ID} (${deps.providerEntry})`);
         }
+        // OpenCode's context meter reads occupancy-shaped usage (ADR 080).
+        block.options = { usage: "occupancy", ...block.options };
         settings = resolvePluginSettings({
           providerOptions: block.options,
           pluginOptions,

@@ -106,6 +106,7 @@ export function providerSettingsFrom(
   if (options.transport === "sse" || options.transport === "http2") {
     settings.transport = options.transport;
   }
+  if (options.usage === "occupancy" || options.usage === "request") settings.usage = options.usage;
   const headers = options.headers;
   if (typeof headers === "object" && headers !== null && !Array.isArray(headers)) {
     settings.headers = Object.fromEntries(
@@ -163,6 +164,8 @@ export async function registerAisdk(
       ? undefined
       : sourceFor(credentials, apiBaseURL, allowLoopback);
     input.sdk = deps.createProvider({
+      // OpenCode's context meter reads occupancy-shaped usage (ADR 080).
+      usage: "occupancy",
       ...settings,
       apiBaseURL,
       allowLoopback,

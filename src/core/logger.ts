@@ -5,12 +5,23 @@
  * @module
  */
 
+/** A typed diagnostic event as a sink sees it: its `kind` and plain JSON fields. */
+export interface DiagnosticRecord {
+  /** Which event this is (`finish`, `billing-step`, …); the other fields depend on it. */
+  readonly kind: string;
+}
+
 /** Where diagnostic lines go. Implementations must never throw. */
 export interface DebugLogger {
   /** Whether lines are recorded at all; callers skip building expensive lines when false. */
   readonly enabled: boolean;
   /** Records one line (no trailing newline). */
   line(text: string): void;
+  /**
+   * Records a typed event with its runbook text. Sinks without it receive the text
+   * through {@link DebugLogger.line}; a structured sink (JSONL) writes the event itself.
+   */
+  record?(event: DiagnosticRecord, text: string): void;
 }
 
 /** A logger that records nothing. */

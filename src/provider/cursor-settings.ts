@@ -58,6 +58,14 @@ export interface CursorProviderSettings {
   } | undefined;
   /** A debug logger (default: silent on the web entry, the file log on the Node entry). */
   readonly debug?: DebugLogger | undefined;
+  /**
+   * The usage a finish reports. `"request"` (default): Cursor's real request counters
+   * (input with uncached, cache-read and cache-write parts; output with text and
+   * reasoning) on the finish that ends the Run. `"occupancy"`: the context-occupancy
+   * shape OpenCode's context meter reads (the OpenCode plugin's choice). A call can
+   * override it with the `usage` provider option.
+   */
+  readonly usage?: "occupancy" | "request" | undefined;
   /** Environment values; the Node entry passes `process.env`. */
   readonly env?: CursorEnvironment | undefined;
   /** Facts about the workspace sent in the request context. */

@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from "../core/bytes.ts";
 import { CursorError } from "../core/cursor-error.ts";
-import { type DebugLogger, silentLogger } from "../core/logger.ts";
+import { type DebugLogger, type DiagnosticRecord, silentLogger } from "../core/logger.ts";
 import { createTokenSource, type TokenSource } from "../auth/token-source.ts";
 import { loopbackAllowedByEnv, validateCursorOrigin } from "../auth/cursor-origin.ts";
 import { createCredentialRedactor, type CredentialRedactor } from "../auth/credential-redactor.ts";
@@ -24,6 +24,13 @@ import {
   createMemorySnapshotStore,
 } from "../session/snapshot-store.ts";
 import type { ActiveTurn } from "./direct/active-turn.ts";
+import { emitDiagnostic } from "./direct/diagnostics/format.ts";
+import type { UsageMode } from "./direct/diagnostics/events.ts";
+import {
+  type BillingBook,
+  createBillingBook,
+  interruptRun,
+} from "./direct/diagnostics/turn-billing.ts";
 import type { ProcessRunner } from "../cli/process-runner.ts";
 import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
@@ -69,6 +76,10 @@ export interface ProviderConfig {
   readonly snapshots: ConversationSnapshotStore | undefined;
   /** Which conversation owes each outstanding host tool call (for apps that send no session key). */
   readonly toolCallOwners: Map<string, string>;
+  /** The usage shape finishes report unless a call asks for another. */
+  readonly usage: UsageMode;
+  /** One billing ledger per host session. */
+  readonly billing: BillingBook;
   /** The agent origin (resolved once, shared). */
   agentOrigin(headers: Record<string, string>, signal?: AbortSignal): Promise<string>;
   /** Headers for one request: auth, client identity, checksum, a fresh request id. */
@@ -122,6 +133,7 @@ export function resolveProviderConfig(
     return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
   });
   let agentOrigin: Promise<string> | undefined;
+  const billing = createBillingBook(generateId);
   const logger = redactingLogger(
     settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
     redactor,
@@ -142,9 +154,12 @@ export function resolveProviderConfig(
       release: (held, reason) => {
         const turn = held as ActiveTurn;
         turn.close();
-        if (logger.enabled) {
-          logger.line(`held Run released: conversationId=${turn.conversationId} reason=${reason}`);
-        }
+        interruptRun(billing, turn);
+        emitDiagnostic(logger, {
+          kind: "held-run-released",
+          conversationId: turn.conversationId,
+          reason,
+        });
       },
     }),
     toolCallOwners: new Map(),
@@ -152,6 +167,8 @@ export function resolveProviderConfig(
       ? undefined
       : settings.conversationSnapshots ?? adapters.snapshotStore?.() ??
         createMemorySnapshotStore(),
+    usage: resolveUsageMode(settings.usage),
+    billing,
     agentOrigin(headers, signal) {
       if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
       agentOrigin ??= fetchAgentOrigin({
@@ -255,7 +272,36 @@ function memo<T>(make: () => Promise<T>): () => Promise<T> {
 
 function redactingLogger(logger: DebugLogger, redactor: CredentialRedactor): DebugLogger {
   if (!logger.enabled) return logger;
-  return { enabled: true, line: (text) => logger.line(redactor.redact(text)) };
+  const record = logger.record?.bind(logger);
+  return {
+    enabled: true,
+    line: (text) => logger.line(redactor.redact(text)),
+    ...(record
+      ? {
+        record: (event: DiagnosticRecord, text: string) =>
+          record(
+            JSON.parse(redactor.redact(JSON.stringify(event))) as DiagnosticRecord,
+            redactor.redact(text),
+          ),
+      }
+      : {}),
+  };
+}
+
+/**
+ * The usage mode of a setting or provider option.
+ *
+ * @param value The value given.
+ * @returns The mode (`"request"` when none was given).
+ * @throws {CursorError} `config` for any other value.
+ */
+export function resolveUsageMode(value: unknown): UsageMode {
+  if (value === undefined) return "request";
+  if (value === "occupancy" || value === "request") return value;
+  throw new CursorError(
+    "config",
+    `Unknown usage mode ${JSON.stringify(value)}: use "occupancy" or "request"`,
+  );
 }
 
 /**

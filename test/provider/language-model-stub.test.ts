@@ -16,7 +16,7 @@ describe("Cursor language model over a stub transport", () => {
     const transport = createScriptedTransport((server) =>
       replyWithText(server, ["Hel", "lo ", "there"])
     );
-    const cursor = createCursor({ ...base, transport });
+    const cursor = createCursor({ ...base, transport, usage: "occupancy" });
     const result = streamText({
       model: cursor("composer-2"),
       system: "Be brief",

@@ -11,7 +11,7 @@
 import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import type { DebugLogger } from "../../core/logger.ts";
+import type { DebugLogger, DiagnosticRecord } from "../../core/logger.ts";
 import { redactSecrets } from "../../core/cursor-error.ts";
 import {
   DEBUG_LOG_SIZE_CAP_BYTES,
@@ -19,10 +19,16 @@ import {
   resolveDebugLogSettings,
 } from "../../core/debug-settings.ts";
 import { appendPrivateLine } from "./private-file.ts";
+/** Environment values of the file log: the debug settings plus the line format. */
+export interface FileDebugLogEnvironment extends DebugLogEnvironment {
+  /** `CURSOR_PROVIDER_DEBUG_FORMAT`: `jsonl` writes each event as one JSON object per line. */
+  readonly CURSOR_PROVIDER_DEBUG_FORMAT?: string | undefined;
+}
+
 /** Options for {@link createFileDebugLogger}. */
 export interface FileDebugLoggerOptions {
   /** Environment values; defaults to `process.env`. */
-  readonly env?: DebugLogEnvironment;
+  readonly env?: FileDebugLogEnvironment;
   /** Where the announcement goes; defaults to stderr. */
   readonly announce?: (line: string) => void;
   /** Size cap in bytes; defaults to 10 MiB. */
@@ -34,8 +40,10 @@ export interface FileDebugLoggerOptions {
 }
 
 /**
- * Creates the debug logger described by `CURSOR_PROVIDER_DEBUG` and
- * `CURSOR_PROVIDER_DEBUG_FILE`; a silent logger when the log is off.
+ * Creates the debug logger described by `CURSOR_PROVIDER_DEBUG`,
+ * `CURSOR_PROVIDER_DEBUG_FILE` and `CURSOR_PROVIDER_DEBUG_FORMAT` (`text`, the runbook's
+ * lines, by default; `jsonl` for one typed event per line); a silent logger when the log
+ * is off.
  *
  * @param options Environment, announcement sink, size cap and clock.
  * @returns A {@link DebugLogger}.
@@ -49,7 +57,8 @@ export interface FileDebugLoggerOptions {
  * ```
  */
 export function createFileDebugLogger(options: FileDebugLoggerOptions = {}): DebugLogger {
-  const env = options.env ?? (process.env as DebugLogEnvironment);
+  const env = options.env ?? (process.env as FileDebugLogEnvironment);
+  const jsonl = env.CURSOR_PROVIDER_DEBUG_FORMAT?.trim().toLowerCase() === "jsonl";
   const settings = resolveDebugLogSettings(env, {
     pid: process.pid,
     uid: typeof process.getuid === "function" ? process.getuid() : undefined,
@@ -65,27 +74,60 @@ export function createFileDebugLogger(options: FileDebugLoggerOptions = {}): Deb
     appendPrivateLine(path, line, {
       capBytes: cap,
       truncateNotice: (previousBytes) =>
-        `${now().toISOString()} debug: size-cap truncate previousBytes=${previousBytes} capBytes=${cap}\n`,
+        jsonl
+          ? `${
+            JSON.stringify({
+              time: now().toISOString(),
+              kind: "size-cap-truncate",
+              previousBytes,
+              capBytes: cap,
+            })
+          }\n`
+          : `${now().toISOString()} debug: size-cap truncate previousBytes=${previousBytes} capBytes=${cap}\n`,
     });
   try {
-    const reinit = fileSize(path) > 0 ? " reinit=append" : "";
+    const reinit = fileSize(path) > 0;
+    const header = {
+      pid: process.pid,
+      runtime: runtimeName(),
+      version: options.version ?? "unknown",
+    };
     append(
-      `${now().toISOString()} debug: process header pid=${process.pid} runtime=${runtimeName()} version=${
-        options.version ?? "unknown"
-      }${reinit}\n`,
+      jsonl
+        ? `${
+          JSON.stringify({
+            time: now().toISOString(),
+            kind: "process-header",
+            ...header,
+            ...(reinit ? { reinit: "append" } : {}),
+          })
+        }\n`
+        : `${now().toISOString()} debug: process header pid=${header.pid} runtime=${header.runtime} version=${header.version}${
+          reinit ? " reinit=append" : ""
+        }\n`,
     );
   } catch {
     // The log stays best effort: lines are tried again one by one.
   }
+  const write = (line: string) => {
+    try {
+      append(line);
+    } catch {
+      // A failing log must never fail the model call.
+    }
+  };
+  if (!jsonl) {
+    return {
+      enabled: true,
+      line: (text) => write(`${now().toISOString()} ${redactSecrets(text)}\n`),
+    };
+  }
+  const json = (fields: object) =>
+    write(`${redactSecrets(JSON.stringify({ time: now().toISOString(), ...fields }))}\n`);
   return {
     enabled: true,
-    line(text: string) {
-      try {
-        append(`${now().toISOString()} ${redactSecrets(text)}\n`);
-      } catch {
-        // A failing log must never fail the model call.
-      }
-    },
+    line: (text) => json({ kind: "text", text }),
+    record: (event: DiagnosticRecord) => json(event),
   };
 }
 

@@ -24,6 +24,7 @@ import { execResultMessages } from "./tools/exec-results.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
@@ -178,7 +179,7 @@ export class ActiveTurn {
         continue;
       }
       if (event.type === "warning") {
-        if (this.#logger.enabled) this.#logger.line(`run warning: ${event.message}`);
+        emitDiagnostic(this.#logger, { kind: "run-warning", message: event.message });
         continue;
       }
       for (const part of mapRunEvent(this.state, event)) emit(part);
@@ -230,13 +231,11 @@ export class ActiveTurn {
       workspaceRoot: this.#workspaceRoot,
     });
     if (decision.type === "refuse") {
-      if (this.#logger.enabled) {
-        this.#logger.line(
-          `exec refused: case=${String(exec.message.case)} reason=${
-            JSON.stringify(decision.reason)
-          }`,
-        );
-      }
+      emitDiagnostic(this.#logger, {
+        kind: "exec-refused",
+        execCase: String(exec.message.case),
+        reason: decision.reason,
+      });
       await this.run.refuseExec(exec, decision.reason);
       return false;
     }
@@ -256,9 +255,7 @@ export class ActiveTurn {
     for (const [id, pending] of this.#pending) {
       if (pending.kind === "exec" && pending.exec.id === execId) {
         this.#pending.delete(id);
-        if (this.#logger.enabled) {
-          this.#logger.line(`exec aborted by Cursor: id=${execId} toolCallId=${id}`);
-        }
+        emitDiagnostic(this.#logger, { kind: "exec-aborted", execId, toolCallId: id });
       }
     }
   }

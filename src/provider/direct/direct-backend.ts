@@ -23,7 +23,8 @@ import type { ProviderConfig } from "../provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import { convertPrompt } from "./convert-prompt.ts";
-import { outboundRunLine, shortHash } from "./debug-lines.ts";
+import { shortHash } from "./debug-lines.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
@@ -33,6 +34,7 @@ import { advertisedTools } from "./capability-epoch.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
+import { interruptRun } from "./diagnostics/turn-billing.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
@@ -92,7 +94,7 @@ export class DirectBackend implements TurnBackend {
    */
   reportFailure(error: Error): Error {
     const failure = this.#config.redactor.redactError(error);
-    if (this.#config.logger.enabled) this.#config.logger.line(`call failed: ${failure.message}`);
+    emitDiagnostic(this.#config.logger, { kind: "call-failed", message: failure.message });
     return failure;
   }
 
@@ -140,12 +142,14 @@ export class DirectBackend implements TurnBackend {
       newId: config.generateId,
       orphanResults: results.length > 0,
     });
-    if (plan.resetReason && config.logger.enabled) {
-      config.logger.line(
-        `conversation reset: reason=${plan.resetReason} sessionKey=${
-          key ?? "none"
-        } conversationId=${plan.conversationId} conversationGroupId=${plan.groupId}`,
-      );
+    if (plan.resetReason) {
+      emitDiagnostic(config.logger, {
+        kind: "conversation-reset",
+        reason: plan.resetReason,
+        sessionKey: key ?? "none",
+        conversationId: plan.conversationId,
+        conversationGroupId: plan.groupId,
+      });
     }
     try {
       return await this.#startTurn({ plan, selection, tools, options, key, converted });
@@ -167,11 +171,13 @@ export class DirectBackend implements TurnBackend {
         orphanResults: false,
         forceReseed: "checkpoint-unusable",
       });
-      if (config.logger.enabled) {
-        config.logger.line(
-          `conversation reset: reason=checkpoint-unusable sessionKey=${key} conversationId=${reseeded.conversationId} conversationGroupId=${reseeded.groupId}`,
-        );
-      }
+      emitDiagnostic(config.logger, {
+        kind: "conversation-reset",
+        reason: "checkpoint-unusable",
+        sessionKey: key,
+        conversationId: reseeded.conversationId,
+        conversationGroupId: reseeded.groupId,
+      });
       return await this.#startTurn({
         plan: reseeded,
         selection,
@@ -203,17 +209,18 @@ export class DirectBackend implements TurnBackend {
         const stale = config.conversations.take(conversation);
         stale?.close();
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
-        if (config.logger.enabled) {
-          config.logger.line(
-            `held Run released: conversationId=${conversation.conversationId} reason=superseded-by-new-user-turn`,
-          );
-        }
-      } else if (results.length > 0 && config.logger.enabled) {
-        config.logger.line(
-          `continuation: ${results.length} interrupted trailing tool result(s) [${
-            results.map((r) => r.toolName).join(",")
-          }] heldRun=${conversation.heldReleaseReason ?? "missing-process-local-state"}`,
-        );
+        if (stale) interruptRun(config.billing, stale);
+        emitDiagnostic(config.logger, {
+          kind: "held-run-released",
+          conversationId: conversation.conversationId,
+          reason: "superseded-by-new-user-turn",
+        });
+      } else if (results.length > 0) {
+        emitDiagnostic(config.logger, {
+          kind: "continuation",
+          toolNames: results.map((r) => r.toolName),
+          heldRun: conversation.heldReleaseReason ?? "missing-process-local-state",
+        });
       }
       return undefined;
     }
@@ -231,6 +238,7 @@ export class DirectBackend implements TurnBackend {
       prompt: options.prompt,
       tools,
       abortSignal: options.abortSignal,
+      usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -330,6 +338,7 @@ export class DirectBackend implements TurnBackend {
       prompt: options.prompt,
       tools,
       abortSignal: options.abortSignal,
+      usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {
@@ -360,28 +369,35 @@ async function logOutbound(
   },
 ): Promise<void> {
   const { plan } = facts;
-  config.logger.line(outboundRunLine({
+  emitDiagnostic(config.logger, {
+    kind: "outbound-run",
     sessionKey: facts.key ?? "none",
     conversationId: plan.conversationId,
     model: facts.selection.modelId,
     transport: facts.transport,
-    checkpointLen: plan.checkpoint.length,
-    requestContextReused: facts.requestContext.reused,
-    requestContextBytes: facts.requestContext.bytes,
-    systemPromptSent: plan.continuity === "cold",
     reset: plan.resetReason !== undefined,
-  }));
-  config.logger.line(
-    `hash systemPrompt sha256=${await sha256Hex(plan.systemPrompt)} sent=${
-      plan.continuity === "cold"
-    }`,
-  );
-  config.logger.line(
-    `hash requestContext sha256=${await sha256Hex(
-      facts.requestContext.bytes,
-    )} bytes=${facts.requestContext.bytes.length}`,
-  );
-  config.logger.line(
-    `hash checkpoint sha256=${await sha256Hex(plan.checkpoint)} bytes=${plan.checkpoint.length}`,
-  );
+    resume: false,
+    checkpointLen: plan.checkpoint.length,
+    requestContext: facts.requestContext.reused ? "reused" : "built",
+    requestContextLen: facts.requestContext.bytes.length,
+    systemPromptSent: plan.continuity === "cold",
+  });
+  emitDiagnostic(config.logger, {
+    kind: "hash",
+    subject: "systemPrompt",
+    sha256: await sha256Hex(plan.systemPrompt),
+    sent: plan.continuity === "cold",
+  });
+  emitDiagnostic(config.logger, {
+    kind: "hash",
+    subject: "requestContext",
+    sha256: await sha256Hex(facts.requestContext.bytes),
+    bytes: facts.requestContext.bytes.length,
+  });
+  emitDiagnostic(config.logger, {
+    kind: "hash",
+    subject: "checkpoint",
+    sha256: await sha256Hex(plan.checkpoint),
+    bytes: plan.checkpoint.length,
+  });
 }

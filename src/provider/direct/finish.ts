@@ -1,51 +1,43 @@
 /**
- * The `finish` part of a completed turn: occupancy-shaped usage, Cursor's exact
- * counters in `raw` and provider metadata, and the facts the `finish:` log line prints.
+ * The `finish` part of a pass: usage in the call's mode (occupancy or request, ADR 080),
+ * Cursor's exact counters in `raw` and provider metadata, and the `finish:` event.
  *
  * @module
  */
 import type { JSONObject, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { RunActivity } from "../../session/agent-run.ts";
-import { mapUsage, type UsageSource } from "./map-usage.ts";
+import type { FinishEvent, FinishSource, UsageMode } from "./diagnostics/events.ts";
+import { mapUsage, requestUsage, type UsageSource } from "./map-usage.ts";
 import type { RunStreamState } from "./run-stream.ts";
 
-/** Where a finish's usage came from (runbook `source=`). */
-export type FinishSource =
-  | UsageSource
-  | "occupancy-checkpoint-current-run"
-  | "occupancy-checkpoint-previous-turn"
-  | "intermediate-zero";
+/** What {@link buildFinish} needs besides the stream state. */
+export interface FinishContext {
+  /** Context occupancy of the checkpoint the Run started from. */
+  readonly priorUsed: number | undefined;
+  /** Context occupancy at the previous finish of this Run (read from cache by this step). */
+  readonly previousStepUsed: number | undefined;
+  readonly activity: RunActivity;
+  readonly reason: "stop" | "tool-calls";
+  readonly mode: UsageMode;
+  /** The provider's char/4 estimate of the step, for finishes before any token details. */
+  readonly estimate: { readonly input: number; readonly output: number };
+}
 
-/** What the `finish:` debug line prints. */
-export interface FinishLog {
-  readonly reason: "stop" | "tool-calls" | "error";
-  readonly source: FinishSource;
-  readonly v3In: number;
-  readonly v3Out: number;
-  readonly v3CacheRead: number;
-  readonly v3CacheWrite: number;
-  readonly raw: {
-    readonly input: number;
-    readonly output: number;
-    readonly cacheRead: number;
-    readonly cacheWrite: number;
-    readonly reasoning: number;
-  } | undefined;
-  readonly occupancyPrefixCache: number;
+/** A built finish: the part (before billing metadata) and its `finish:` event. */
+export interface BuiltFinish {
+  readonly part: Extract<LanguageModelV3StreamPart, { type: "finish" }>;
+  readonly event: FinishEvent;
 }
 
 /**
- * Builds the finish part after `turn_ended`.
+ * Builds the finish part of a pass.
  *
  * @param state The stream mapper's state (counters, latest occupancy).
- * @param context The prior context and the Run's activity.
- * @returns The part and its log facts.
+ * @param context The prior context, the Run's activity, the reason and the usage mode.
+ * @returns The part and its event.
  */
-export function buildFinish(
-  state: RunStreamState,
-  context: { priorUsed: number | undefined; activity: RunActivity; reason?: "stop" | "tool-calls" },
-): { part: LanguageModelV3StreamPart; log: FinishLog } {
-  const reason = context.reason ?? "stop";
+export function buildFinish(state: RunStreamState, context: FinishContext): BuiltFinish {
+  const { reason } = context;
   const mapped = mapUsage({
     counters: reason === "stop" ? state.counters : undefined,
     currentUsed: state.latestUsed,
@@ -53,11 +45,15 @@ export function buildFinish(
   });
   const source: FinishSource = reason === "stop" ? mapped.source : occupancySource(mapped.source);
   const counters = state.counters;
+  const staleBreakdown = state.latestBreakdownTotal !== undefined &&
+    state.latestBreakdownTotal !== state.latestUsed;
   const metadata: JSONObject = {
     usageSource: source,
+    usageMode: context.mode,
     contextTokens: state.latestUsed ?? null,
     priorContextTokens: context.priorUsed ?? null,
-    categories: state.checkpointCategories ?? null,
+    // A stale breakdown (its own total is an older occupancy) is not current evidence.
+    categories: staleBreakdown ? null : state.checkpointCategories ?? null,
     checkpointUpdates: context.activity.checkpointUpdates,
     steps: context.activity.stepsCompleted,
     ...(counters
@@ -72,7 +68,13 @@ export function buildFinish(
       }
       : {}),
   };
-  const usage = mapped.usage;
+  const usage = context.mode === "occupancy"
+    ? mapped.usage
+    : requestUsage(reason === "stop" ? counters : undefined);
+  const stepCacheRead = Math.min(
+    context.previousStepUsed ?? context.priorUsed ?? 0,
+    mapped.occupancyIn,
+  );
   return {
     part: {
       type: "finish",
@@ -82,7 +84,8 @@ export function buildFinish(
       usage,
       providerMetadata: { cursor: metadata },
     },
-    log: {
+    event: {
+      kind: "finish",
       reason,
       source,
       v3In: usage.inputTokens.total ?? 0,
@@ -99,6 +102,12 @@ export function buildFinish(
         }
         : undefined,
       occupancyPrefixCache: context.priorUsed ?? 0,
+      ...(reason === "tool-calls" && source !== "intermediate-zero"
+        ? { occupancy: { input: mapped.occupancyIn, cacheRead: stepCacheRead, cacheWrite: 0 } }
+        : {}),
+      ...(reason === "tool-calls" && source === "intermediate-zero"
+        ? { estimate: context.estimate }
+        : {}),
     },
   };
 }

@@ -1,10 +1,14 @@
 /**
- * The usage a finished Run reports to the host. Cursor's TurnEnded counters aggregate
- * every internal model call of a Run (they can exceed the context window), so the
- * standard usage is occupancy-shaped from the checkpoint's token details — input is
- * `usedTokens - 1`, output 1, the prior context read from cache — while Cursor's exact
- * counters travel in `raw` and provider metadata. Nothing is invented: without token
- * details the standard usage stays zero.
+ * The usage a finish reports to the host, in one of two shapes (ADR 080):
+ *
+ * - **occupancy** (the OpenCode plugin): Cursor's TurnEnded counters aggregate every
+ *   internal model call of a Run (they can exceed the context window), so the standard
+ *   usage is occupancy-shaped from the checkpoint's token details — input is
+ *   `usedTokens - 1`, output 1, the prior context read from cache — while Cursor's exact
+ *   counters travel in `raw` and provider metadata. Without token details it stays zero.
+ * - **request** (the default): Cursor's real TurnEnded counters, on the finish that ends
+ *   the Run; tool-call finishes before it report zero, so a caller's step sum is the
+ *   Run's request work.
  *
  * @module
  */
@@ -77,6 +81,52 @@ export function mapUsage(inputs: UsageInputs): MappedUsage {
     source,
     occupancyIn: input,
     occupancyCacheRead: cacheRead,
+  };
+}
+
+/**
+ * Cursor's real request counters as V3 usage: input split into uncached, cache read and
+ * cache write; output (which includes reasoning) split into text and reasoning.
+ *
+ * @param counters The Run's TurnEnded counters, or `undefined` before the Run ended.
+ * @returns The usage (all zero without counters).
+ *
+ * @example
+ * ```ts
+ * import { requestUsage } from "./map-usage.ts";
+ *
+ * const usage = requestUsage({
+ *   inputTokens: 1000, outputTokens: 30, cacheReadTokens: 600, cacheWriteTokens: 150,
+ *   reasoningTokens: 21, present: ["input", "output", "cacheRead", "cacheWrite", "reasoning"],
+ * });
+ * console.assert(usage.inputTokens.noCache === 250 && usage.outputTokens.text === 9);
+ * ```
+ */
+export function requestUsage(counters: TurnCounters | undefined): LanguageModelV3Usage {
+  if (counters === undefined) {
+    return {
+      inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 0, text: 0, reasoning: 0 },
+    };
+  }
+  const output = Math.max(counters.outputTokens, counters.reasoningTokens);
+  const raw = rawCounters(counters);
+  return {
+    inputTokens: {
+      total: counters.inputTokens,
+      noCache: Math.max(
+        counters.inputTokens - counters.cacheReadTokens - counters.cacheWriteTokens,
+        0,
+      ),
+      cacheRead: counters.cacheReadTokens,
+      cacheWrite: counters.cacheWriteTokens,
+    },
+    outputTokens: {
+      total: output,
+      text: output - counters.reasoningTokens,
+      reasoning: counters.reasoningTokens,
+    },
+    ...(raw ? { raw } : {}),
   };
 }
 

@@ -22,6 +22,8 @@ export interface CursorCallOptions {
   readonly cursorMaxMode?: boolean;
   /** Key of the host conversation, for apps that send no session header. */
   readonly sessionId?: string;
+  /** The usage shape of this call's finishes (default: the provider's `usage` setting). */
+  readonly usage?: "occupancy" | "request";
 }
 
 /** The model selection as it goes on the wire. */
@@ -75,6 +77,12 @@ export function readCursorOptions(
   if (raw.sessionId !== undefined) {
     if (typeof raw.sessionId !== "string") throw invalid("sessionId must be a string");
     out.sessionId = raw.sessionId;
+  }
+  if (raw.usage !== undefined) {
+    if (raw.usage !== "occupancy" && raw.usage !== "request") {
+      throw invalid(`usage must be "occupancy" or "request", got ${JSON.stringify(raw.usage)}`);
+    }
+    out.usage = raw.usage;
   }
   return out;
 }

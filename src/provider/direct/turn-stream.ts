@@ -6,13 +6,25 @@
  * @module
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { buildFinish } from "./finish.ts";
+import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { promptDigests } from "./history.ts";
-import { turnDiagnostics } from "./turn-diagnostics.ts";
-import type { TurnStreamContext } from "./turn-stream-context.ts";
+import type { HostTools } from "./tools/host-tools.ts";
+import type { PassContext } from "./diagnostics/pass-context.ts";
+import { finishWithBilling } from "./diagnostics/finish-billing.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
+
+/** What one `doStream` call's stream needs. */
+export interface TurnStreamContext extends PassContext {
+  readonly tools: HostTools;
+  /**
+   * The call's abort signal. It ends the Run only while this call streams: once the Run is
+   * held for tool results it belongs to the conversation, and a host that aborts a finished
+   * step's signal (OpenCode does) must not kill it.
+   */
+  readonly abortSignal?: AbortSignal | undefined;
+}
 
 /**
  * Starts pumping and returns the stream once the first part (or a failure) is known, so a
@@ -30,11 +42,12 @@ export async function openTurnStream(
   let firstSettled: () => void = () => {};
   const first = new Promise<void>((resolve) => (firstSettled = resolve));
   let cancelled = false;
-  const emit = (part: LanguageModelV3StreamPart) => {
-    if (cancelled) return;
+  const emit = (part: LanguageModelV3StreamPart): boolean => {
+    if (cancelled) return false;
     if (controller) controller.enqueue(part);
     else buffered.push(part);
     firstSettled();
+    return true;
   };
   const { turn, config } = context;
   turn.beginPass();
@@ -55,6 +68,7 @@ export async function openTurnStream(
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
+      interruptRun(config.billing, turn);
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -88,14 +102,9 @@ export async function openTurnStream(
 function finishPass(
   context: TurnStreamContext,
   outcome: "tool-calls" | "turn-ended",
-  emit: (part: LanguageModelV3StreamPart) => void,
+  emit: (part: LanguageModelV3StreamPart) => boolean,
 ): void {
   const { turn, config, conversation } = context;
-  const finish = buildFinish(turn.state, {
-    priorUsed: turn.priorUsed,
-    activity: turn.run.activity,
-    reason: outcome === "tool-calls" ? "tool-calls" : "stop",
-  });
   if (conversation) {
     conversation.history = promptDigests(context.prompt);
     conversation.lastAssistantText = turn.state.text;
@@ -120,8 +129,5 @@ function finishPass(
     }
     turn.close();
   }
-  if (config.logger.enabled) {
-    for (const line of turnDiagnostics({ context, finish, outcome })) config.logger.line(line);
-  }
-  emit(finish.part);
+  finishWithBilling(context, outcome, emit);
 }

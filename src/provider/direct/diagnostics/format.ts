@@ -1,0 +1,230 @@
+/**
+ * The one formatter of the debug log: a {@link DiagnosticEvent} to its runbook line
+ * (`key=value` fields separated by spaces, so `rg` and `awk` read them), and the one way
+ * events reach a logger.
+ *
+ * @module
+ */
+import type { DebugLogger } from "../../../core/logger.ts";
+import { billingLine, turnRealLine } from "../../../billing/billing-line.ts";
+import type {
+  CacheDiagnosisEvent,
+  DiagnosticEvent,
+  FinishEvent,
+  TurnEndedRawEvent,
+  UsageValidationEvent,
+  WireCounter,
+} from "./events.ts";
+
+/**
+ * The runbook text of an event.
+ *
+ * @param event The event.
+ * @returns The line, without timestamp or newline.
+ *
+ * @example
+ * ```ts
+ * import { formatDiagnostic } from "./format.ts";
+ *
+ * const text = formatDiagnostic({ kind: "held-run-released", conversationId: "c1", reason: "expired" });
+ * console.assert(text === "held Run released: conversationId=c1 reason=expired");
+ * ```
+ */
+export function formatDiagnostic(event: DiagnosticEvent): string {
+  switch (event.kind) {
+    case "outbound-run":
+      return [
+        "outbound Run:",
+        `sessionKey=${event.sessionKey}`,
+        `conversationId=${event.conversationId}`,
+        `model=${event.model}`,
+        `transport=${event.transport}`,
+        `reset=${event.reset}`,
+        `resume=${event.resume}`,
+        `checkpointLen=${event.checkpointLen}`,
+        `requestContext=${event.requestContext}`,
+        `requestContextLen=${event.requestContextLen}`,
+        `systemPromptSent=${event.systemPromptSent}`,
+      ].join(" ");
+    case "hash":
+      return `hash ${event.subject} sha256=${event.sha256} ${
+        event.sent === undefined ? `bytes=${event.bytes ?? 0}` : `sent=${event.sent}`
+      }`;
+    case "conversation-reset":
+      return `conversation reset: reason=${event.reason} sessionKey=${event.sessionKey} conversationId=${event.conversationId} conversationGroupId=${event.conversationGroupId}`;
+    case "held-run-released":
+      return `held Run released: conversationId=${event.conversationId} reason=${event.reason}`;
+    case "continuation":
+      return `continuation: ${event.toolNames.length} interrupted trailing tool result(s) [${
+        event.toolNames.join(",")
+      }] heldRun=${event.heldRun}`;
+    case "call-failed":
+      return `call failed: ${event.message}`;
+    case "run-warning":
+      return `run warning: ${event.message}`;
+    case "exec-refused":
+      return `exec refused: case=${event.execCase} reason=${JSON.stringify(event.reason)}`;
+    case "exec-aborted":
+      return `exec aborted by Cursor: id=${event.execId} toolCallId=${event.toolCallId}`;
+    case "checkpoint-stored":
+      return `checkpoint: stored sessionKey=${event.sessionKey} conversationId=${event.conversationId} bytes=${event.bytes} context=${event.used}/${event.max} categories=${
+        categoriesText(event.categories)
+      }`;
+    case "turn-ended-raw":
+      return turnEndedRawText(event);
+    case "finish":
+      return finishText(event);
+    case "usage-validation":
+      return usageValidationText(event);
+    case "cache-diagnosis":
+      return cacheDiagnosisText(event);
+    case "context-warning":
+      return `context warning: Cursor counted rules=0 although this Run sent the ${event.ruleChars}-character system-instructions rule sessionKey=${event.sessionKey} conversationId=${event.conversationId}`;
+    case "billing-step":
+      return billingLine(event);
+    case "billing-turn-real":
+      return turnRealLine(event);
+  }
+}
+
+/**
+ * Writes an event to a logger: as a typed record when the sink takes records, else as
+ * its text line.
+ *
+ * @param logger The debug logger.
+ * @param event The event.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryLogger } from "../../../core/logger.ts";
+ * import { emitDiagnostic } from "./format.ts";
+ *
+ * const { logger, lines } = createMemoryLogger();
+ * emitDiagnostic(logger, { kind: "run-warning", message: "slow" });
+ * console.assert(lines[0] === "run warning: slow");
+ * ```
+ */
+export function emitDiagnostic(logger: DebugLogger, event: DiagnosticEvent): void {
+  if (!logger.enabled) return;
+  const text = formatDiagnostic(event);
+  if (logger.record) logger.record(event, text);
+  else logger.line(text);
+}
+
+function turnEndedRawText(event: TurnEndedRawEvent): string {
+  const field = (n: number, label: string, counter: WireCounter) =>
+    `f${n}:${label}${counter.present ? "" : "0"}=${counter.value}`;
+  return `turn_ended raw wire fields: ${field(1, "in", event.input)} ${
+    field(2, "out", event.output)
+  } ${field(3, "cr", event.cacheRead)} ${field(4, "wt", event.cacheWrite)} ${
+    field(5, "rs", event.reasoning)
+  }`;
+}
+
+function finishText(event: FinishEvent): string {
+  const fields = [
+    `finish: reason=${event.reason}`,
+    `source=${event.source}`,
+    `v3In=${event.v3In}`,
+    `v3Out=${event.v3Out}`,
+    `v3CacheRead=${event.v3CacheRead}`,
+    `v3CacheWrite=${event.v3CacheWrite}`,
+  ];
+  if (event.raw && event.reason === "stop") {
+    fields.push(
+      `rawIn=${event.raw.input}`,
+      `rawOut=${event.raw.output}`,
+      `rawCacheRead=${event.raw.cacheRead}`,
+      `rawCacheWrite=${event.raw.cacheWrite}`,
+      `rawReasoning=${event.raw.reasoning}`,
+      `occupancyPrefixCache=${event.occupancyPrefixCache}`,
+    );
+  }
+  if (event.occupancy) {
+    fields.push(
+      `occupancyIn=${event.occupancy.input}`,
+      `occupancyCacheRead=${event.occupancy.cacheRead}`,
+      `occupancyCacheWrite=${event.occupancy.cacheWrite}`,
+    );
+  }
+  if (event.estimate) {
+    fields.push(`estIn=${event.estimate.input}`, `estOut=${event.estimate.output}`);
+  }
+  return fields.join(" ");
+}
+
+function usageValidationText(event: UsageValidationEvent): string {
+  const percent = event.max > 0 ? ((100 * event.used) / event.max).toFixed(1) : "0.0";
+  return [
+    `turn usage validation: sessionKey=${event.sessionKey}`,
+    `status=${event.status}`,
+    `source=${event.source}`,
+    `cursor=${event.used}/${event.max}(${percent}%)`,
+    `occupancyTotal=${event.occupancyTotal}`,
+    ...(event.raw ? [`rawTotal=${event.raw.total}`] : []),
+    `sentTotal=${event.sentTotal}`,
+    event.raw
+      ? `rawCachedRatio=${event.raw.cachedRatio.toFixed(3)}`
+      : `occupancyCachedRatio=${event.occupancyCachedRatio.toFixed(3)}`,
+    `sentCachedRatio=${event.sentCachedRatio.toFixed(3)}`,
+    `breakdownMatch=${event.breakdownMatch}`,
+    `usage=${event.mode}`,
+  ].join(" ");
+}
+
+function cacheDiagnosisText(event: CacheDiagnosisEvent): string {
+  const ratio = (part: number) =>
+    event.rawInput > 0 ? ((100 * part) / event.rawInput).toFixed(1) : "0.0";
+  const prior = event.priorContext;
+  return [
+    `cache diagnosis: sessionKey=${event.sessionKey}`,
+    `conversationId=${event.conversationId}`,
+    `conversationGroupId=${event.conversationGroupId}`,
+    `model=${event.model}`,
+    `continuity=${event.continuity}`,
+    ...(event.coldReason ? [`coldReason=${event.coldReason}`] : []),
+    `requestContext=${event.requestContext}`,
+    `requestContextHash=${event.requestContextHash}`,
+    `systemPromptHash=${event.systemPromptHash}`,
+    `systemPromptSent=${event.systemPromptSent}`,
+    `rawInput=${event.rawInput}`,
+    `rawCacheRead=${event.rawCacheRead}`,
+    `rawCacheWrite=${event.rawCacheWrite}`,
+    `rawUncached=${event.rawUncached}`,
+    `rawReadRatio=${ratio(event.rawCacheRead)}`,
+    `rawWriteRatio=${ratio(event.rawCacheWrite)}`,
+    `priorContext=${prior}`,
+    `currentContext=${event.currentContext}`,
+    `contextDelta=${event.currentContext - prior}`,
+    `rawReadVsPriorContext=${prior > 0 ? (event.rawCacheRead / prior).toFixed(2) : "0.00"}x`,
+    `categoryDelta=${categoryDeltaText(event.categoryDelta)}`,
+    ...(event.toolsCategoryChurn ? [`toolsCategoryChurn=${event.toolsCategoryChurn}`] : []),
+    ...(event.createPlanInTurn ? ["createPlanInTurn=true"] : []),
+    ...(event.zeroInteractionCacheRead
+      ? ["turnEndedCacheRead=zero-interaction", "cacheReuseEvidence=unavailable"]
+      : []),
+    `checkpointUpdates=${event.checkpointUpdates}`,
+    `tokenDetailUpdates=${event.tokenDetailUpdates}`,
+    `pumpPasses=${event.pumpPasses}`,
+    `steps=${event.stepsStarted}/${event.stepsCompleted}`,
+    `displayToolCalls=${event.displayToolCalls}`,
+    `execRequests=${event.execRequests}`,
+    `toolCalls=${event.toolCalls}`,
+    "perModelCallCache=unavailable",
+  ].join(" ");
+}
+
+function categoriesText(categories: Readonly<Record<string, number>> | undefined): string {
+  if (!categories) return "{}";
+  return `{${Object.entries(categories).map(([k, v]) => `${k}:${v}`).join(",")}}`;
+}
+
+function categoryDeltaText(
+  delta: Readonly<Record<string, number | "new" | "removed">> | undefined,
+): string {
+  if (!delta) return "{}";
+  const parts = Object.entries(delta).map(([id, change]) =>
+    typeof change === "string" ? `${id}:${change}` : `${id}:${change >= 0 ? "+" : ""}${change}`
+  );
+  return `{${parts.join(",")}}`;
+}

@@ -1,0 +1,32 @@
+/**
+ * What the finish of one `doStream` pass reads: the turn, the provider, the host
+ * session's conversation and the Run's start facts. The turn stream's context extends it.
+ *
+ * @module
+ */
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import type { Conversation } from "../../../session/conversation-store.ts";
+import type { ProviderConfig } from "../../provider-config.ts";
+import type { ActiveTurn } from "../active-turn.ts";
+import type { UsageMode } from "./events.ts";
+
+/** The facts of a pass that its finish, billing and diagnostics need. */
+export interface PassContext {
+  readonly turn: ActiveTurn;
+  readonly config: ProviderConfig;
+  readonly conversation: Conversation<ActiveTurn> | undefined;
+  /** The key the held Run is filed under (the session key, or an anonymous one). */
+  readonly holdKey: string;
+  readonly prompt: LanguageModelV3Prompt;
+  /** The usage shape this call reports (default: the provider's setting). */
+  readonly usageMode?: UsageMode | undefined;
+  readonly diagnostics: {
+    readonly sessionKey: string;
+    readonly continuity: string;
+    readonly coldReason: string | undefined;
+    readonly requestContext: string;
+    readonly requestContextHash: string;
+    readonly systemPromptHash: string;
+    readonly systemPromptSent: boolean;
+  };
+}
