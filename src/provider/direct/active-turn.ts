@@ -24,6 +24,7 @@ import { execResultMessages } from "./tools/exec-results.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
+import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
@@ -31,7 +32,8 @@ export const BATCH_WINDOW_MS = 120;
 /** A host tool call waiting for its result: one standing for an exec, or a display-only mirror. */
 type PendingCall =
   | { readonly kind: "exec"; readonly exec: ExecServerMessage; readonly call: BridgedCall }
-  | { readonly kind: "display" };
+  | { readonly kind: "display" }
+  | PendingInteraction;
 
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
@@ -65,6 +67,7 @@ export class ActiveTurn {
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
+  readonly #interactions: InteractionRelay;
 
   constructor(options: {
     run: AgentRun;
@@ -85,6 +88,14 @@ export class ActiveTurn {
     this.#newId = options.newId;
     this.#logger = options.logger;
     this.#workspaceRoot = options.workspaceRoot;
+    this.#interactions = new InteractionRelay({
+      send: (value) => this.run.send({ message: { case: "interactionResponse", value } }),
+      hold: (id, pending) => {
+        this.#pending.set(id, pending);
+        this.toolCalls++;
+      },
+      newId: this.#newId,
+    });
   }
 
   /** Tool call ids the host still owes a result for. */
@@ -129,6 +140,10 @@ export class ActiveTurn {
       this.#pending.delete(result.toolCallId);
       if (pending.kind === "display") continue;
       const text = toolResultText(result.output);
+      if (pending.kind === "interaction") {
+        await this.#interactions.deliver(pending, text);
+        continue;
+      }
       if (pending.call.result.kind === "read" && !text.isError) {
         this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
       }
@@ -137,6 +152,11 @@ export class ActiveTurn {
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       if (pending.kind === "display") continue;
+      if (pending.kind === "interaction") {
+        await this.#interactions.abandon(pending, "The host returned no answer");
+        warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
+        continue;
+      }
       await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
       warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
     }
@@ -156,6 +176,11 @@ export class ActiveTurn {
     tools: HostTools,
   ): Promise<PumpOutcome> {
     let batchOpen = false;
+    if (this.#interactions.hasQueued) {
+      for (const part of closeOpenParts(this.state)) emit(part);
+      this.#interactions.flush(emit);
+      return "tool-calls";
+    }
     for (;;) {
       const upcoming: Promise<IteratorResult<RunEvent, void>> = this.#next ?? this.events.next();
       this.#next = upcoming;
@@ -171,6 +196,12 @@ export class ActiveTurn {
       const event: RunEvent = next.value;
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
+        continue;
+      }
+      if (event.type === "interaction") {
+        for (const part of closeOpenParts(this.state)) emit(part);
+        const context = { tools, workspaceRoot: this.#workspaceRoot };
+        batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
         continue;
       }
       if (event.type === "exec-abort") {
