@@ -23,6 +23,7 @@ import type { ProviderConfig } from "../provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import { convertPrompt } from "./convert-prompt.ts";
+import { ImageGate } from "./image-gate.ts";
 import { outboundRunLine, shortHash } from "./debug-lines.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
@@ -54,12 +55,14 @@ export class DirectBackend implements TurnBackend {
   /** What it can take from a call. */
   readonly capabilities: BackendCapabilities = CAPABILITIES;
   readonly #config: ProviderConfig;
+  readonly #images: ImageGate;
 
   /**
    * @param config The provider's shared configuration.
    */
   constructor(config: ProviderConfig) {
     this.#config = config;
+    this.#images = new ImageGate(config);
   }
 
   /** `<provider name>.direct`. */
@@ -121,6 +124,7 @@ export class DirectBackend implements TurnBackend {
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
     if (resumed) return resumed;
+    await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
     warnings.push(...converted.warnings);
     const plan = planTurn({
       key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
