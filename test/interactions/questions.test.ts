@@ -208,3 +208,36 @@ describe("mode switches and plans go through the question tool", () => {
     }
   });
 });
+
+describe("a question whose host turn ends without sending the answer back", () => {
+  it("sends the recorded dismissal as the decline when the next user turn starts", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator);
+      const first = streamText({
+        model: cursor("gpt-5"),
+        prompt: "::ask Pick one | red | green",
+        tools: { question: questionTool(() => "dismiss") },
+        // The host stops after the dismissed question (OpenCode ends its loop there).
+        stopWhen: stepCountIs(1),
+        ...session("ses_d1"),
+      });
+      await first.text;
+      const history = (await first.response).messages;
+      assert.equal(emulator.runs()[0]?.interactions[0]?.resultCase, undefined, "still waiting");
+      await streamText({
+        model: cursor("gpt-5"),
+        messages: [
+          { role: "user", content: "::ask Pick one | red | green" },
+          ...history,
+          { role: "user", content: "::text moving on" },
+        ],
+        tools: { question: questionTool(() => ["red"]) },
+        stopWhen: stepCountIs(3),
+        ...session("ses_d1"),
+      }).text;
+      const asked = emulator.runs()[0]?.interactions[0];
+      assert.equal(asked?.resultCase, "askQuestionInteractionResponse");
+      assert.deepEqual(emulator.violations(), []);
+    });
+  });
+});

@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3ToolResultPart,
+} from "@ai-sdk/provider";
 import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
 import type { RunEvent } from "../../session/run-events.ts";
@@ -291,6 +295,33 @@ export class ActiveTurn {
           this.#logger.line(`exec aborted by Cursor: id=${execId} toolCallId=${id}`);
         }
       }
+    }
+  }
+
+  /**
+   * Answers the interactions still waiting on this Run before it is released for a new
+   * user turn: with the host's recorded result when the prompt's history has one (a
+   * dismissed question ends the host's turn before any result is sent back), else with
+   * an explicit decline.
+   *
+   * @param prompt The new call's prompt.
+   */
+  async settleInteractions(prompt: LanguageModelV3Prompt): Promise<void> {
+    const recorded = new Map<string, LanguageModelV3ToolResultPart>();
+    for (const message of prompt) {
+      if (message.role !== "tool") continue;
+      for (const part of message.content) {
+        if (part.type === "tool-result") recorded.set(part.toolCallId, part);
+      }
+    }
+    for (const [id, pending] of this.#pending) {
+      if (pending.kind !== "interaction") continue;
+      this.#pending.delete(id);
+      const result = recorded.get(id);
+      await this.#interactions.settle(
+        pending,
+        result === undefined ? undefined : toolResultText(result.output),
+      );
     }
   }
 

@@ -196,6 +196,7 @@ export class DirectBackend implements TurnBackend {
     if (results.length === 0 || conversation.held === undefined) {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
+        await stale?.settleInteractions(options.prompt).catch(() => undefined);
         stale?.close();
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
         if (config.logger.enabled) {

@@ -84,6 +84,16 @@ export class InteractionRelay {
     else this.#queued.push({ query: pending.query, step });
   }
 
+  /**
+   * Answers an interaction whose host turn ended: with the recorded result when it settles
+   * the query in one step, else with an explicit decline.
+   */
+  async settle(pending: PendingInteraction, result: ToolResultText | undefined): Promise<void> {
+    const step = result === undefined ? undefined : pending.next(result);
+    if (step?.type === "respond") return await this.#target.send(step.response);
+    await this.abandon(pending, "The user sent a new message instead of answering");
+  }
+
   /** Declines an interaction whose host call got no result. */
   async abandon(pending: PendingInteraction, reason: string): Promise<void> {
     const response = declineInteraction(pending.query, reason);
