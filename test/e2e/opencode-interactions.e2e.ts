@@ -52,7 +52,7 @@ describe("interactions through opencode serve (real OpenCode 1.18.33)", () => {
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {
       const response = await fetch(`${server.url}/question?${query()}`, {
-        signal: AbortSignal.timeout(5_000),
+        signal: AbortSignal.timeout(20_000),
       });
       const list = (await response.json()) as PendingQuestion[];
       const found = list.find((q) => q.sessionID === session);
@@ -67,7 +67,7 @@ describe("interactions through opencode serve (real OpenCode 1.18.33)", () => {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ answers }),
-      signal: AbortSignal.timeout(5_000),
+      signal: AbortSignal.timeout(20_000),
     });
     assert.ok(response.ok, `reply answered ${response.status}`);
   }
@@ -75,7 +75,7 @@ describe("interactions through opencode serve (real OpenCode 1.18.33)", () => {
   async function reject(id: string): Promise<void> {
     const response = await fetch(`${server.url}/question/${id}/reject?${query()}`, {
       method: "POST",
-      signal: AbortSignal.timeout(5_000),
+      signal: AbortSignal.timeout(20_000),
     });
     assert.ok(response.ok, `reject answered ${response.status}`);
   }
@@ -111,10 +111,16 @@ describe("interactions through opencode serve (real OpenCode 1.18.33)", () => {
       part,
     ): part is ToolPart => part.type === "tool" && part.tool === "question");
     assert.equal(question?.state.status, "error");
+    // OpenCode ends its turn at a dismissal; the next message settles the waiting question.
+    const next = await prompt(server.client, session, "::text moving on");
+    assert.equal(next.text, "moving on", JSON.stringify(next.error));
     const run = emulator.runs().findLast((r) =>
       r.interactions.some((q) => q.queryCase === "askQuestionInteractionQuery")
     );
-    assert.equal(run?.interactions.at(-1)?.resultCase, "askQuestionInteractionResponse");
+    const log = (await sandbox.readDebugLog()).split("\n").filter((line) =>
+      /held Run|interaction|question/i.test(line)
+    ).join("\n");
+    assert.equal(run?.interactions.at(-1)?.resultCase, "askQuestionInteractionResponse", log);
     assert.deepEqual(emulator.violations(), []);
   });
 
@@ -141,16 +147,15 @@ describe("interactions through opencode serve (real OpenCode 1.18.33)", () => {
     assert.match(answer.text, /plan "Later": error \(The user did not approve the plan/);
   });
 
-  it("refuses an image to a text-only model before any Run", async () => {
+  it("never sends an image to a text-only model; the user is told why", async () => {
     const session = await newSession(server.client);
-    const before = emulator.runs().length;
     const response = await within(
       server.client.session.prompt({
         path: { id: session },
         body: {
           model: { providerID: "cursor", modelID: "composer-1" },
           parts: [
-            { type: "text", text: "What is in this picture?" },
+            { type: "text", text: "::text looked" },
             {
               type: "file",
               mime: "image/png",
@@ -163,10 +168,9 @@ describe("interactions through opencode serve (real OpenCode 1.18.33)", () => {
       60_000,
       "image prompt",
     );
-    const info = response.data?.info as { error?: { data?: { message?: string } } } | undefined;
-    const message = JSON.stringify(response.error ?? info?.error ?? "");
-    assert.match(message, /does not accept images/);
-    assert.equal(emulator.runs().length, before, "no Run was started");
+    assert.equal(response.error, undefined, JSON.stringify(response.error));
+    const run = emulator.runs().at(-1);
+    assert.match(run?.userText ?? "", /"pixel\.png" \(this model does not support image input\)/);
   });
 });
 
