@@ -23,7 +23,7 @@ async function imageTurn(modelId: string) {
         failure = error;
       },
     });
-    const text = await result.text.catch(() => "");
+    const text = await Promise.resolve(result.text).catch(() => "");
     return { text, failure, runs: emulator.runs().length };
   });
 }

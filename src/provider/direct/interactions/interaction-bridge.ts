@@ -26,7 +26,7 @@ import { type HostQuestion, questionInput, questionTool, readAnswers } from "./q
 import { planPath } from "./plan-file.ts";
 
 /** Said to Cursor when the host has no way to ask the person. */
-export const NO_QUESTION_TOOL = "The host offers no question tool in this session";
+const NO_QUESTION_TOOL = "The host offers no question tool in this session";
 
 /** What to do next for a pending interaction: answer Cursor, or run one more host tool. */
 export type InteractionStep =
@@ -176,11 +176,11 @@ function switchMode(
 }
 
 /** Option labels of the plan review. */
-export const IMPLEMENT = "Implement the plan";
+const IMPLEMENT = "Implement the plan";
 /** Option label that keeps planning. */
-export const KEEP_PLANNING = "Keep planning";
+const KEEP_PLANNING = "Keep planning";
 /** Told to Cursor when the person declines or dismisses the plan review. */
-export const PLAN_DECLINED =
+const PLAN_DECLINED =
   "The user did not approve the plan. Stay in plan mode and wait for the user's next message";
 
 function createPlan(
