@@ -52,9 +52,31 @@ export async function fetchAvailableModels(call: AvailableModelsCall): Promise<C
     nowMs: now(),
     machineId: call.machineId,
   });
+  return await requestAvailableModels({ ...call, headers });
+}
+
+/** One AvailableModels request with headers already built (auth, checksum, JSON). */
+export interface AvailableModelsRequest {
+  readonly apiBaseURL: string;
+  readonly headers: Record<string, string>;
+  readonly fetch: typeof fetch;
+  readonly timeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Asks Cursor for its model catalogue with prepared headers (the provider's own).
+ *
+ * @param call Where to ask and with which headers.
+ * @returns The catalogue.
+ * @throws {CursorError} as {@link fetchAvailableModels}.
+ */
+export async function requestAvailableModels(
+  call: AvailableModelsRequest,
+): Promise<CatalogModel[]> {
   const answer = await callUnaryJson({
     url: `${call.apiBaseURL.trim().replace(/\/+$/, "")}/aiserver.v1.AiService/AvailableModels`,
-    headers,
+    headers: call.headers,
     fetch: call.fetch,
     ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),

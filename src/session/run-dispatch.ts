@@ -20,7 +20,7 @@ import type {
   TurnCounters as WireCounters,
 } from "../protocol/server-message.ts";
 import type { BlobStore } from "./blob-store.ts";
-import { declineInteraction } from "./interaction-decline.ts";
+import { declineInteraction, isHostAnswered } from "./interactions.ts";
 import type { RunEvent, TurnCounters } from "./run-events.ts";
 
 /** A client message as a `create()` init shape. */
@@ -194,6 +194,7 @@ function declineQuery(
   run: DispatchTarget,
 ): RunEvent[] {
   run.activity.visibleOutput = true;
+  if (isHostAnswered(view.message)) return [{ type: "interaction", query: view.message }];
   const answer = declineInteraction(
     view.message,
     "This client answers no interactive requests in this turn",

@@ -7,6 +7,7 @@
 import type { ConversationTokenDetails } from "../gen/agent/v1/conversation_state_pb.ts";
 import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../gen/agent/v1/common_pb.ts";
+import type { InteractionQuery } from "../gen/agent/v1/interaction_query_pb.ts";
 
 /** Cursor's five TurnEnded counters, as numbers. */
 export interface TurnCounters {
@@ -41,4 +42,6 @@ export type RunEvent =
   | { readonly type: "turn-ended"; readonly counters: TurnCounters }
   | { readonly type: "exec"; readonly exec: ExecServerMessage }
   | { readonly type: "exec-abort"; readonly id: number }
+  /** A question, mode switch or plan waiting for a person; answer with `AgentRun.answerInteraction`. */
+  | { readonly type: "interaction"; readonly query: InteractionQuery }
   | { readonly type: "warning"; readonly message: string };

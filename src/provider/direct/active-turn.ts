@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3ToolResultPart,
+} from "@ai-sdk/provider";
 import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
 import type { RunEvent } from "../../session/run-events.ts";
@@ -25,6 +29,7 @@ import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
+import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
@@ -32,7 +37,8 @@ export const BATCH_WINDOW_MS = 120;
 /** A host tool call waiting for its result: one standing for an exec, or a display-only mirror. */
 type PendingCall =
   | { readonly kind: "exec"; readonly exec: ExecServerMessage; readonly call: BridgedCall }
-  | { readonly kind: "display" };
+  | { readonly kind: "display" }
+  | PendingInteraction;
 
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
@@ -66,6 +72,7 @@ export class ActiveTurn {
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
+  readonly #interactions: InteractionRelay;
 
   constructor(options: {
     run: AgentRun;
@@ -86,6 +93,14 @@ export class ActiveTurn {
     this.#newId = options.newId;
     this.#logger = options.logger;
     this.#workspaceRoot = options.workspaceRoot;
+    this.#interactions = new InteractionRelay({
+      send: (value) => this.run.send({ message: { case: "interactionResponse", value } }),
+      hold: (id, pending) => {
+        this.#pending.set(id, pending);
+        this.toolCalls++;
+      },
+      newId: this.#newId,
+    });
   }
 
   /** Tool call ids the host still owes a result for. */
@@ -130,6 +145,10 @@ export class ActiveTurn {
       this.#pending.delete(result.toolCallId);
       if (pending.kind === "display") continue;
       const text = toolResultText(result.output);
+      if (pending.kind === "interaction") {
+        await this.#interactions.deliver(pending, text);
+        continue;
+      }
       if (pending.call.result.kind === "read" && !text.isError) {
         this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
       }
@@ -138,6 +157,11 @@ export class ActiveTurn {
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       if (pending.kind === "display") continue;
+      if (pending.kind === "interaction") {
+        await this.#interactions.abandon(pending, "The host returned no answer");
+        warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
+        continue;
+      }
       await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
       warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
     }
@@ -157,6 +181,11 @@ export class ActiveTurn {
     tools: HostTools,
   ): Promise<PumpOutcome> {
     let batchOpen = false;
+    if (this.#interactions.hasQueued) {
+      for (const part of closeOpenParts(this.state)) emit(part);
+      this.#interactions.flush(emit);
+      return "tool-calls";
+    }
     for (;;) {
       const upcoming: Promise<IteratorResult<RunEvent, void>> = this.#next ?? this.events.next();
       this.#next = upcoming;
@@ -172,6 +201,12 @@ export class ActiveTurn {
       const event: RunEvent = next.value;
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
+        continue;
+      }
+      if (event.type === "interaction") {
+        for (const part of closeOpenParts(this.state)) emit(part);
+        const context = { tools, workspaceRoot: this.#workspaceRoot };
+        batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
         continue;
       }
       if (event.type === "exec-abort") {
@@ -257,6 +292,33 @@ export class ActiveTurn {
         this.#pending.delete(id);
         emitDiagnostic(this.#logger, { kind: "exec-aborted", execId, toolCallId: id });
       }
+    }
+  }
+
+  /**
+   * Answers the interactions still waiting on this Run before it is released for a new
+   * user turn: with the host's recorded result when the prompt's history has one (a
+   * dismissed question ends the host's turn before any result is sent back), else with
+   * an explicit decline.
+   *
+   * @param prompt The new call's prompt.
+   */
+  async settleInteractions(prompt: LanguageModelV3Prompt): Promise<void> {
+    const recorded = new Map<string, LanguageModelV3ToolResultPart>();
+    for (const message of prompt) {
+      if (message.role !== "tool") continue;
+      for (const part of message.content) {
+        if (part.type === "tool-result") recorded.set(part.toolCallId, part);
+      }
+    }
+    for (const [id, pending] of this.#pending) {
+      if (pending.kind !== "interaction") continue;
+      this.#pending.delete(id);
+      const result = recorded.get(id);
+      await this.#interactions.settle(
+        pending,
+        result === undefined ? undefined : toolResultText(result.output),
+      );
     }
   }
 

@@ -25,6 +25,7 @@ import { ActiveTurn } from "./active-turn.ts";
 import { convertPrompt } from "./convert-prompt.ts";
 import { shortHash } from "./debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
+import { ImageGate } from "./image-gate.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
@@ -59,12 +60,14 @@ export class DirectBackend implements TurnBackend {
   /** What it can take from a call. */
   readonly capabilities: BackendCapabilities = CAPABILITIES;
   readonly #config: ProviderConfig;
+  readonly #images: ImageGate;
 
   /**
    * @param config The provider's shared configuration.
    */
   constructor(config: ProviderConfig) {
     this.#config = config;
+    this.#images = new ImageGate(config);
   }
 
   /** `<provider name>.direct`. */
@@ -132,6 +135,7 @@ export class DirectBackend implements TurnBackend {
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
     if (resumed) return resumed;
+    await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
     warnings.push(...converted.warnings);
     const plan = planTurn({
       key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
@@ -207,6 +211,7 @@ export class DirectBackend implements TurnBackend {
     if (results.length === 0 || conversation.held === undefined) {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
+        await stale?.settleInteractions(options.prompt).catch(() => undefined);
         stale?.close();
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
         if (stale) interruptRun(config.billing, stale);

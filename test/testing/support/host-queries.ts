@@ -70,9 +70,16 @@ async function answerAsk(
     return;
   }
   const question = ask.args?.questions[0];
+  const malformed = behaviour.malformedAnswers;
+  if (malformed === "no-result") {
+    await respond({});
+    return;
+  }
   const answers = [{
-    questionId: question?.id ?? "q1",
-    selectedOptionIds: [question?.options[0]?.id ?? "o1"],
+    questionId: malformed === "unasked-question" ? "q-never" : question?.id ?? "q1",
+    selectedOptionIds: [
+      malformed === "unknown-option" ? "o-never" : question?.options[0]?.id ?? "o1",
+    ],
   }];
   if (behaviour.asyncAsk !== true) {
     await respond({ result: { case: "success", value: { answers } } });

@@ -47,6 +47,9 @@ export interface HostBehaviour {
   readonly asyncAsk?: boolean;
   /** Reject interaction queries. */
   readonly rejectQueries?: boolean;
+  /** Answer ask-question queries with a malformed shape. */
+  readonly malformedAnswers?: "unasked-question" | "unknown-option" | "no-result";
+
   /** Throw instead of answering tool execs. */
   readonly throwExecs?: boolean;
   /** Stop reading and close the Run when this returns true (before answering the message). */

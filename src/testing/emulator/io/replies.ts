@@ -79,6 +79,8 @@ interface PendingReply<T> {
   readonly startedAt: number;
   readonly resolve: (value: T) => void;
   readonly reject: (reason: unknown) => void;
+  /** Finds a problem in a reply whose case matched (interaction answers). */
+  readonly check?: ((value: T) => string | undefined) | undefined;
 }
 
 const SHELL_TERMINALS = new Set(["exit", "rejected", "permissionDenied", "backgrounded"]);
@@ -146,12 +148,25 @@ export class Replies {
     return { id, done };
   }
 
-  /** Allocates an interaction id and the promise of its response. */
-  query(queryCase: string): { id: number; done: Promise<InteractionResponse> } {
+  /**
+   * Allocates an interaction id and the promise of its response; `check` finds shape
+   * problems in an answer of the right case (recorded as `interaction-answer-invalid`).
+   */
+  query(
+    queryCase: string,
+    check?: (response: InteractionResponse) => string | undefined,
+  ): { id: number; done: Promise<InteractionResponse> } {
     const id = this.#nextQuery++;
     const expected = expectedInteractionResponse(queryCase);
     const done = new Promise<InteractionResponse>((resolve, reject) => {
-      this.#queries.set(id, { id, expected, startedAt: this.#hooks.now(), resolve, reject });
+      this.#queries.set(id, {
+        id,
+        expected,
+        startedAt: this.#hooks.now(),
+        resolve,
+        reject,
+        check,
+      });
     });
     done.catch(() => {});
     return { id, done };
@@ -335,6 +350,11 @@ export class Replies {
         }`,
       );
     }
+    const problem = pending.check?.(message);
+    if (
+      problem !== undefined &&
+      this.#hooks.violation("interaction-answer-invalid", `${channel} request ${id} ${problem}`)
+    ) return;
     map.delete(id);
     pending.resolve(message);
   }

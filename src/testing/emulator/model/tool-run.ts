@@ -8,13 +8,14 @@
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { AgentServerMessageSchema } from "../../../gen/agent/v1/server_message_pb.ts";
 import type { ExecServerMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
-import type {
+import {
   InteractionQuerySchema,
-  InteractionResponse,
+  type InteractionResponse,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
 import { type ToolCall, ToolCallSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
+import { interactionAnswerProblem } from "./interaction-shape.ts";
 import type { ExecOutcome } from "../io/replies.ts";
 import type { ExecRecord } from "../observe/records.ts";
 import type { RunIo } from "../io/run-io.ts";
@@ -85,7 +86,10 @@ async function queryClient(
   toolCallId: string,
   query: QueryRequest,
 ): Promise<InteractionResponse> {
-  const { id, done } = env.io.replies.query(query.case ?? "unset");
+  const { id, done } = env.io.replies.query(
+    query.case ?? "unset",
+    (response) => interactionAnswerProblem(create(InteractionQuerySchema, { id, query }), response),
+  );
   const record = {
     id,
     queryCase: query.case ?? "unset",

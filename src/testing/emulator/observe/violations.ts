@@ -26,6 +26,7 @@ export const RULE_NAMES = [
   "duplicate-reply",
   "unknown-reply-id",
   "reply-case-mismatch",
+  "interaction-answer-invalid",
   "stream-close-before-result",
   "stream-close-missing",
   "append-seqno-gap",
@@ -131,6 +132,11 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
   "reply-case-mismatch": rule(
     "reply-case-mismatch",
     "A reply's result case does not match the request case (e.g. read_result for shell)",
+    "invalid_argument",
+  ),
+  "interaction-answer-invalid": rule(
+    "interaction-answer-invalid",
+    "An interaction answer of the right case is malformed (no result, an unasked question or option, several options to a single choice)",
     "invalid_argument",
   ),
   "stream-close-before-result": rule(

@@ -1,8 +1,9 @@
 /**
- * The explicit answer to each interaction query this client does not take to a person
- * (yet): web tools are declined so the model uses the host's, questions and plans are
- * declined with a reason, environment set-up is acknowledged. Every query gets exactly
- * one answer with its id; an unknown query case gets `undefined` (the caller reports it).
+ * Which interaction queries go to the host (questions, mode switches, plans: a person
+ * decides them through the host's own question UI) and the explicit decline for the rest
+ * (web tools are declined so the model uses the host's, environment set-up is
+ * acknowledged). Every query gets exactly one answer with its id; an unknown query case
+ * gets `undefined` (the caller reports it).
  *
  * @module
  */
@@ -15,6 +16,33 @@ import {
 
 type ResponseInit = MessageInitShape<typeof InteractionResponseSchema>["result"];
 
+/** The query cases a person answers through the host (the provider decides how, or declines). */
+const HOST_ANSWERED: ReadonlySet<string> = new Set([
+  "askQuestionInteractionQuery",
+  "switchModeRequestQuery",
+  "createPlanRequestQuery",
+]);
+
+/**
+ * Whether a query is handed to the host instead of being declined by the Run driver.
+ *
+ * @param query The server's query.
+ * @returns `true` for questions, mode switches and plans.
+ *
+ * @example
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { InteractionQuerySchema } from "../gen/agent/v1/interaction_query_pb.ts";
+ * import { isHostAnswered } from "./interactions.ts";
+ *
+ * const query = create(InteractionQuerySchema, { id: 1, query: { case: "askQuestionInteractionQuery", value: {} } });
+ * console.assert(isHostAnswered(query));
+ * ```
+ */
+export function isHostAnswered(query: InteractionQuery): boolean {
+  return HOST_ANSWERED.has(query.query.case ?? "");
+}
+
 /**
  * Builds the declining answer to an interaction query.
  *
@@ -26,7 +54,7 @@ type ResponseInit = MessageInitShape<typeof InteractionResponseSchema>["result"]
  * ```ts
  * import { create } from "@bufbuild/protobuf";
  * import { InteractionQuerySchema } from "../gen/agent/v1/interaction_query_pb.ts";
- * import { declineInteraction } from "./interaction-decline.ts";
+ * import { declineInteraction } from "./interactions.ts";
  *
  * const query = create(InteractionQuerySchema, { id: 1, query: { case: "webSearchRequestQuery", value: {} } });
  * console.assert(declineInteraction(query, "Use the host's web tools")?.result.case === "webSearchRequestResponse");

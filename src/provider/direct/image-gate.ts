@@ -1,0 +1,58 @@
+/**
+ * Stops image input to a text-only model before any Run starts: the first prompt with an
+ * image reads Cursor's catalogue (once per provider) and refuses the call with a clear
+ * error when the selected model is listed without image input. A catalogue that cannot be
+ * read, or a model it does not list, lets the image through (Cursor decides).
+ *
+ * @module
+ */
+import { requestAvailableModels } from "../../catalog/available-models.ts";
+import type { CatalogModel } from "../../catalog/catalog-model.ts";
+import { assertImagesAccepted } from "../../catalog/image-capability.ts";
+import type { ProviderConfig } from "../provider-config.ts";
+
+/** The catalogue lookup behind the image check, read at most once while it succeeds. */
+export class ImageGate {
+  readonly #config: ProviderConfig;
+  #catalog: Promise<readonly CatalogModel[] | undefined> | undefined;
+
+  constructor(config: ProviderConfig) {
+    this.#config = config;
+  }
+
+  /**
+   * Checks the prompt's images against the model.
+   *
+   * @param modelId The selected Cursor model id.
+   * @param imageCount How many images the prompt carries.
+   * @param signal The call's abort signal.
+   * @throws {CursorError} `invalid_argument` for images to a model listed as text-only.
+   */
+  async check(modelId: string, imageCount: number, signal?: AbortSignal): Promise<void> {
+    if (imageCount === 0) return;
+    const models = await this.#models(signal);
+    if (models !== undefined) assertImagesAccepted(models, modelId, imageCount);
+  }
+
+  #models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
+    const config = this.#config;
+    this.#catalog ??= (async () => {
+      try {
+        const headers = await config.headers(config.generateId(), signal);
+        return await requestAvailableModels({
+          apiBaseURL: config.apiBaseURL,
+          headers: { ...headers, "content-type": "application/json", accept: "application/json" },
+          fetch: config.fetch,
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        if (config.logger.enabled) {
+          config.logger.line(`images: catalogue unreadable (${(error as Error).name})`);
+        }
+        this.#catalog = undefined;
+        return undefined;
+      }
+    })();
+    return this.#catalog;
+  }
+}
