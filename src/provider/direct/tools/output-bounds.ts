@@ -59,22 +59,25 @@ function cutPoint(text: string, at: number): number {
   return code >= 0xdc00 && code <= 0xdfff ? at + 1 : at;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const CHUNK = 64 * 1024;
+
 /**
- * The UTF-8 size of a string without encoding it.
+ * The UTF-8 size of a string without encoding it whole: ASCII text is its length; other
+ * text is encoded in 64 KiB pieces into one reused buffer.
  *
  * @param text The string.
  * @returns Its size in bytes.
  */
 export function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
+  const encoder = new TextEncoder();
+  const buffer = new Uint8Array(CHUNK * 3 + 4);
   let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
+  for (let at = 0; at < text.length;) {
+    const end = cutPoint(text, Math.min(text.length, at + CHUNK));
+    bytes += encoder.encodeInto(text.slice(at, end), buffer).written;
+    at = end;
   }
   return bytes;
 }
