@@ -59,7 +59,7 @@ function cutPoint(text: string, at: number): number {
   return code >= 0xdc00 && code <= 0xdfff ? at + 1 : at;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 const CHUNK = 64 * 1024;
 
 /**
