@@ -30,6 +30,7 @@ import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
+import { parseProbe, type RawFile } from "./tools/raw-file.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
@@ -38,7 +39,13 @@ export const BATCH_WINDOW_MS = 120;
 type PendingCall =
   | { readonly kind: "exec"; readonly exec: ExecServerMessage; readonly call: BridgedCall }
   | { readonly kind: "display" }
-  | PendingInteraction;
+  | PendingInteraction
+  | {
+    readonly kind: "probe";
+    readonly exec: ExecServerMessage;
+    readonly path: string;
+    readonly nonce: string;
+  };
 
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
@@ -69,6 +76,10 @@ export class ActiveTurn {
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
   readonly #reads = new Map<string, string>();
+  /** Files whose bytes were probed before a write (`null`: absent, `undefined`: unknown). */
+  readonly #files = new Map<string, RawFile | null | undefined>();
+  /** Writes waiting for their probe, bridged again at the next pump. */
+  readonly #deferred: ExecServerMessage[] = [];
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
@@ -149,6 +160,12 @@ export class ActiveTurn {
         await this.#interactions.deliver(pending, text);
         continue;
       }
+      if (pending.kind === "probe") {
+        this.#files.set(pending.path, parseProbe(text.text, pending.nonce));
+        this.#deferred.push(pending.exec);
+        continue;
+      }
+      if (pending.call.result.kind === "write") this.#files.delete(pending.call.result.path);
       if (pending.call.result.kind === "read" && !text.isError) {
         this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
       }
@@ -160,6 +177,11 @@ export class ActiveTurn {
       if (pending.kind === "interaction") {
         await this.#interactions.abandon(pending, "The host returned no answer");
         warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
+        continue;
+      }
+      if (pending.kind === "probe") {
+        this.#files.set(pending.path, undefined);
+        this.#deferred.push(pending.exec);
         continue;
       }
       await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
@@ -185,6 +207,9 @@ export class ActiveTurn {
       for (const part of closeOpenParts(this.state)) emit(part);
       this.#interactions.flush(emit);
       return "tool-calls";
+    }
+    for (const exec of this.#deferred.splice(0)) {
+      batchOpen = (await this.#bridge(exec, tools, emit)) || batchOpen;
     }
     for (;;) {
       const upcoming: Promise<IteratorResult<RunEvent, void>> = this.#next ?? this.events.next();
@@ -262,6 +287,7 @@ export class ActiveTurn {
     const decision = bridgeExec(exec, {
       tools,
       reads: this.#reads,
+      files: this.#files,
       nonce: () => this.#newId().replaceAll("-", ""),
       workspaceRoot: this.#workspaceRoot,
     });
@@ -276,19 +302,27 @@ export class ActiveTurn {
     }
     for (const part of closeOpenParts(this.state)) emit(part);
     const toolCallId = `cursor_${this.#newId()}`;
-    const input = JSON.stringify(decision.call.input);
-    emit({ type: "tool-input-start", id: toolCallId, toolName: decision.call.toolName });
+    const toolName = decision.type === "probe" ? decision.toolName : decision.call.toolName;
+    const input = JSON.stringify(decision.type === "probe" ? decision.input : decision.call.input);
+    emit({ type: "tool-input-start", id: toolCallId, toolName });
     emit({ type: "tool-input-delta", id: toolCallId, delta: input });
     emit({ type: "tool-input-end", id: toolCallId });
-    emit({ type: "tool-call", toolCallId, toolName: decision.call.toolName, input });
-    this.#pending.set(toolCallId, { kind: "exec", exec, call: decision.call });
+    emit({ type: "tool-call", toolCallId, toolName, input });
+    this.#pending.set(
+      toolCallId,
+      decision.type === "probe"
+        ? { kind: "probe", exec, path: decision.path, nonce: decision.nonce }
+        : { kind: "exec", exec, call: decision.call },
+    );
     this.toolCalls++;
     return true;
   }
 
   #abortPending(execId: number): void {
+    const deferred = this.#deferred.findIndex((exec) => exec.id === execId);
+    if (deferred !== -1) this.#deferred.splice(deferred, 1);
     for (const [id, pending] of this.#pending) {
-      if (pending.kind === "exec" && pending.exec.id === execId) {
+      if ((pending.kind === "exec" || pending.kind === "probe") && pending.exec.id === execId) {
         this.#pending.delete(id);
         emitDiagnostic(this.#logger, { kind: "exec-aborted", execId, toolCallId: id });
       }

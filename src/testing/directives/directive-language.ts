@@ -78,7 +78,10 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveInfo>> = {
   deltas: emulatorOnly("<count>", "reply with this many small text deltas"),
   sleep: emulatorOnly("<duration>", "pause (heartbeats continue), e.g. `500` or `1.5s`"),
   fault: emulatorOnly("<kind> [key=value…]", "inject a fault at this point"),
-  edit: fakeOnly("<path> <old> => <new>", "edit a file (string replace)"),
+  edit: both(
+    "<path> <old> => <new>",
+    "edit a file (string replace; emulator: read, then a write of the changed text)",
+  ),
   rewrite: fakeOnly("<path> <text>", "rewrite a whole file (streamed edit)"),
   todos: fakeOnly("<a>; <b>", "update the todo list"),
   semsearch: fakeOnly("<query>", "semantic search (a Cursor-only tool)"),

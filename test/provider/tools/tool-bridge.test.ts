@@ -102,7 +102,7 @@ describe("read output", () => {
 
 describe("apply_patch conversion", () => {
   it("turns a whole-file write into a targeted update, keeping CRLF", () => {
-    const patch = patchForWrite("f.txt", "a\nB\nc\n", "a\r\nb\r\nc\r\n");
+    const patch = patchForWrite("f.txt", "a\nB\nc\n", { bom: false, text: "a\r\nb\r\nc\r\n" });
     assert.equal(
       patch,
       [

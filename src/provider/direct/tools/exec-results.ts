@@ -12,6 +12,7 @@ import type { ExecKind } from "./exec-to-tool-call.ts";
 import { parseWrappedOutput, TIMEOUT_EXIT_CODE } from "./shell-wrapper.ts";
 import { rawReadContent } from "./read-output.ts";
 import type { ToolResultText } from "./tool-result-text.ts";
+import { boundText, SHELL_OUTPUT_LIMIT, TEXT_RESULT_LIMIT } from "./output-bounds.ts";
 
 /** The `message` oneof of an `ExecClientMessage`. */
 export type ExecResultInit = NonNullable<
@@ -54,7 +55,12 @@ export function execResultMessages(kind: ExecKind, result: ToolResultText): Exec
           result: {
             case: "success",
             value: {
-              content: [{ content: { case: "text", value: { text: result.text } } }],
+              content: [{
+                content: {
+                  case: "text",
+                  value: { text: boundText(result.text, TEXT_RESULT_LIMIT).text },
+                },
+              }],
               isError: result.isError,
             },
           },
@@ -74,7 +80,10 @@ export function execResultMessages(kind: ExecKind, result: ToolResultText): Exec
             value: {
               result: {
                 case: "success",
-                value: { agentId: kind.agentId, finalMessage: result.text },
+                value: {
+                  agentId: kind.agentId,
+                  finalMessage: boundText(result.text, TEXT_RESULT_LIMIT).text,
+                },
               },
             },
           },
@@ -99,6 +108,7 @@ function readResult(path: string, result: ToolResultText): ExecResultInit {
   const lines = raw.content === ""
     ? 0
     : raw.content.split("\n").length - (raw.content.endsWith("\n") ? 1 : 0);
+  const bounded = boundText(raw.content, TEXT_RESULT_LIMIT);
   return {
     case: "readResult",
     value: {
@@ -106,10 +116,10 @@ function readResult(path: string, result: ToolResultText): ExecResultInit {
         case: "success",
         value: {
           path,
-          output: { case: "content", value: raw.content },
+          output: { case: "content", value: bounded.text },
           totalLines: raw.totalLines ?? lines,
-          fileSize: BigInt(new TextEncoder().encode(raw.content).length),
-          truncated: raw.truncated,
+          fileSize: BigInt(bounded.totalBytes),
+          truncated: raw.truncated || bounded.truncated,
         },
       },
     },
@@ -170,7 +180,8 @@ function shellResult(
   kind: Extract<ExecKind, { kind: "shell" }>,
   result: ToolResultText,
 ): ExecResultInit[] {
-  const parsed = parseWrappedOutput(result.text, kind.nonce);
+  const wrapped = parseWrappedOutput(result.text, kind.nonce);
+  const parsed = { ...wrapped, output: boundText(wrapped.output, SHELL_OUTPUT_LIMIT).text };
   if (result.denied) {
     const rejected = { command: kind.command, workingDirectory: kind.cwd, reason: result.text };
     return kind.stream

@@ -10,7 +10,8 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { JSONObject, JSONValue, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import { hasProperty, type HostTools, propertyName } from "./host-tools.ts";
-import { patchForWrite } from "./apply-patch.ts";
+import { bridgeWriteExec, type WriteDecision } from "./write-bridge.ts";
+import type { RawFile } from "./raw-file.ts";
 import { wrapCommand } from "./shell-wrapper.ts";
 
 /** How the host's answer is turned back into the exec result. */
@@ -47,13 +48,16 @@ export interface BridgedCall {
 /** The bridge's verdict on one exec. */
 export type BridgeDecision =
   | { readonly type: "call"; readonly call: BridgedCall }
-  | { readonly type: "refuse"; readonly reason: string };
+  | { readonly type: "refuse"; readonly reason: string }
+  | Extract<WriteDecision, { type: "probe" }>;
 
 /** What the bridge knows besides the exec. */
 export interface BridgeContext {
   readonly tools: HostTools;
   /** File contents read earlier in this Run, by path (for turning writes into patches). */
   readonly reads: ReadonlyMap<string, string>;
+  /** Files whose real bytes were read before a write (see `write-bridge.ts`). */
+  readonly files?: ReadonlyMap<string, RawFile | null | undefined>;
   /** A fresh token for markers. */
   readonly nonce: () => string;
   /** The workspace root, for relative paths. */
@@ -202,23 +206,18 @@ function bridgeWrite(
   if (binary) {
     return { type: "refuse", reason: "Binary file writes are not supported by this client" };
   }
-  const { write, patch } = context.tools.byRole;
-  if (write) {
-    return call(write, {
-      [propertyName(write, ["filePath", "path", "file_path"])]: path,
-      [propertyName(write, ["content", "contents"])]: text,
-    }, { kind: "write", path, content: text });
+  const decision = bridgeWriteExec(path, text, context);
+  if (decision.type === "call") {
+    return {
+      type: "call",
+      call: {
+        toolName: decision.toolName,
+        input: decision.input,
+        result: { kind: "write", path, content: decision.content },
+      },
+    };
   }
-  if (patch) {
-    return call(patch, {
-      [propertyName(patch, ["patchText", "patch", "input"])]: patchForWrite(
-        path,
-        text,
-        context.reads.get(path),
-      ),
-    }, { kind: "write", path, content: text });
-  }
-  return refuse("write");
+  return decision;
 }
 
 function bridgeGrep(

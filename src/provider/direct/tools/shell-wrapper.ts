@@ -57,10 +57,13 @@ const HOST_TIMEOUT_NOTICES = [
  * @returns The output without the marker, and the exit status.
  */
 export function parseWrappedOutput(text: string, nonce: string): ParsedShellOutput {
-  const pattern = new RegExp(`\\n${MARKER_PREFIX}${nonce}=(\\d+)__\\n?`);
-  const match = pattern.exec(text);
+  // The marker ends the output: look for it from the end, not through the whole text.
+  const at = text.lastIndexOf(`\n${MARKER_PREFIX}${nonce}=`);
+  const pattern = new RegExp(`^\\n${MARKER_PREFIX}${nonce}=(\\d+)__\\n?`);
+  const match = at === -1 ? null : pattern.exec(text.slice(at, at + 80 + nonce.length));
   if (match) {
-    const output = text.slice(0, match.index) + text.slice(match.index + match[0].length);
+    const rest = text.slice(at + match[0].length);
+    const output = rest === "" ? text.slice(0, at) : text.slice(0, at) + rest;
     return { output, exitCode: Number(match[1]), timedOut: false };
   }
   const timedOut = HOST_TIMEOUT_NOTICES.some((notice) => notice.test(text));

@@ -76,6 +76,12 @@ export type ToolSpec =
   | { readonly kind: "shell"; readonly command: string }
   | { readonly kind: "read"; readonly path: string }
   | { readonly kind: "write"; readonly path: string; readonly content: string }
+  | {
+    readonly kind: "edit";
+    readonly path: string;
+    readonly oldText: string;
+    readonly newText: string;
+  }
   | { readonly kind: "ls"; readonly path: string }
   | { readonly kind: "grep"; readonly pattern: string; readonly path: string }
   | { readonly kind: "glob"; readonly pattern: string; readonly path: string }
@@ -178,6 +184,18 @@ function parseLine(name: string, rest: string): PlanStep {
       if (typeof arg !== "string") return arg;
       const [path, content] = firstToken(arg);
       return tool({ kind: "write", path, content: unescape(content) });
+    }
+    case "edit": {
+      if (typeof arg !== "string") return arg;
+      const [path, change] = firstToken(arg);
+      const arrow = change.indexOf("=>");
+      if (arrow === -1) {
+        return { kind: "error", message: "Directive ::edit needs `<path> <old> => <new>`" };
+      }
+      const oldText = unescape(change.slice(0, arrow).trim());
+      if (oldText === "") return { kind: "error", message: "Directive ::edit needs the old text" };
+      const newText = unescape(change.slice(arrow + 2).trim());
+      return tool({ kind: "edit", path, oldText, newText });
     }
     case "grep":
     case "glob": {

@@ -66,6 +66,7 @@ export function toolName(spec: ToolSpec): string {
     case "mcp":
       return spec.name;
     case "write":
+    case "edit":
       return "edit";
     default:
       return spec.kind;
@@ -115,6 +116,11 @@ function displayVariant(spec: ToolSpec, toolCallId: string, workspace: string): 
       return {
         case: "editToolCall",
         value: { args: { path: absolutePath(workspace, spec.path), streamContent: spec.content } },
+      };
+    case "edit":
+      return {
+        case: "editToolCall",
+        value: { args: { path: absolutePath(workspace, spec.path) } },
       };
     case "ls":
       return {

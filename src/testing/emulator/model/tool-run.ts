@@ -177,10 +177,11 @@ async function runSpec(
 
 async function runFileTool(
   env: ToolEnv,
-  spec: Extract<ToolSpec, { kind: "read" | "write" | "ls" | "grep" | "glob" | "delete" }>,
+  spec: Extract<ToolSpec, { kind: "read" | "write" | "edit" | "ls" | "grep" | "glob" | "delete" }>,
   toolCallId: string,
   onDelta: DeltaSink,
 ): Promise<OutcomeView> {
+  if (spec.kind === "edit") return await runEdit(env, spec, toolCallId, onDelta);
   const path = absolutePath(env.workspace, spec.path);
   let request: ExecRequest;
   switch (spec.kind) {
@@ -202,6 +203,38 @@ async function runFileTool(
       request = grepRequest(spec, path, toolCallId);
   }
   return describeOutcome(spec, await execOnClient(env, toolCallId, request));
+}
+
+/**
+ * Cursor's native edit (a string replacement): the model's edit tool call reads the file
+ * and writes its whole changed text, both execs under the edit's tool call id. The text
+ * read is taken as the client gave it; only the first occurrence of the old text changes.
+ */
+async function runEdit(
+  env: ToolEnv,
+  spec: Extract<ToolSpec, { kind: "edit" }>,
+  toolCallId: string,
+  onDelta: DeltaSink,
+): Promise<OutcomeView> {
+  const path = absolutePath(env.workspace, spec.path);
+  const read = await execOnClient(env, toolCallId, {
+    case: "readArgs",
+    value: { path, toolCallId },
+  });
+  const label = `edit \`${spec.path}\``;
+  const result = read.result?.case === "readResult" ? read.result.value.result : undefined;
+  if (result?.case !== "success" || result.value.output.case !== "content") {
+    return describeOutcome(spec, read);
+  }
+  const before = result.value.output.value;
+  const at = before.indexOf(spec.oldText);
+  if (at === -1) {
+    return { ok: false, summary: `${label} failed: the old text is not in the file` };
+  }
+  const after = before.slice(0, at) + spec.newText + before.slice(at + spec.oldText.length);
+  onDelta({ stream: "edit", text: after });
+  const write: ExecRequest = { case: "writeArgs", value: { path, fileText: after, toolCallId } };
+  return describeOutcome(spec, await execOnClient(env, toolCallId, write), after);
 }
 
 function grepRequest(

@@ -113,7 +113,11 @@ function synthesizedShellResult(args: ShellArgs, outcome: ExecOutcome): ShellRes
 }
 
 /** Describes the outcome of a non-shell exec. */
-export function describeOutcome(spec: ToolSpec, outcome: ExecOutcome): OutcomeView {
+export function describeOutcome(
+  spec: ToolSpec,
+  outcome: ExecOutcome,
+  edited?: string,
+): OutcomeView {
   const label = specLabel(spec);
   if (outcome.thrown !== undefined) {
     return { ok: false, summary: `${label} failed: ${outcome.thrown}` };
@@ -123,7 +127,7 @@ export function describeOutcome(spec: ToolSpec, outcome: ExecOutcome): OutcomeVi
     case "readResult":
       return describeRead(label, result.value);
     case "writeResult":
-      return describeWrite(label, spec, result.value);
+      return describeWrite(label, spec, result.value, edited);
     case "lsResult": {
       const value = result.value;
       if (value.result.case !== "success") return failure(label, value.result);
@@ -219,10 +223,15 @@ function describeRead(label: string, read: ReadResult): OutcomeView {
   };
 }
 
-function describeWrite(label: string, spec: ToolSpec, write: WriteResult): OutcomeView {
+function describeWrite(
+  label: string,
+  spec: ToolSpec,
+  write: WriteResult,
+  edited = "",
+): OutcomeView {
   if (write.result.case !== "success") return failure(label, write.result);
   const success = write.result.value;
-  const content = spec.kind === "write" ? spec.content : "";
+  const content = spec.kind === "write" ? spec.content : spec.kind === "edit" ? edited : "";
   return {
     ok: true,
     summary: `${label}: wrote ${success.linesCreated} line(s), ${success.fileSize} bytes`,
