@@ -9,6 +9,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
+import { renderHistory } from "./convert-prompt.ts";
 
 /**
  * A short, stable digest of one message (role and content; provider options ignored).
@@ -79,10 +80,25 @@ export function relateHistory(
   if (normalize(assistantSeen) !== normalize(assistantText)) {
     return { kind: "diverged", reason: "foreign-history:foreign-assistant" };
   }
-  const newUserText = rest.slice(firstUser).filter((m) => m.role === "user").map(userTextOf).join(
-    "\n\n",
-  );
-  return { kind: "extends", newUserText };
+  return { kind: "extends", newUserText: newTurnText(rest.slice(firstUser)) };
+}
+
+/**
+ * The text of the new messages a checkpoint does not hold. Consecutive user messages are
+ * joined; when an answer or a tool ran between them (the host interrupted a turn before its
+ * Run ended, so no checkpoint holds it), everything before the newest user message goes
+ * ahead as a transcript: the interrupted request, its partial answer and its tool results
+ * stay in Cursor's context, and the newest message alone is the request.
+ */
+function newTurnText(messages: LanguageModelV3Prompt): string {
+  let lastUser = messages.length - 1;
+  while (lastUser > 0 && messages[lastUser]?.role !== "user") lastUser--;
+  const earlier = messages.slice(0, lastUser);
+  if (!earlier.some((m) => m.role === "assistant" || m.role === "tool")) {
+    return messages.filter((m) => m.role === "user").map(userTextOf).join("\n\n");
+  }
+  const latest = messages.slice(lastUser).filter((m) => m.role === "user").map(userTextOf);
+  return `${renderHistory(earlier)}\n\n${latest.join("\n\n")}`;
 }
 
 /**

@@ -61,6 +61,12 @@ export interface ModelCallRecord {
   readonly idealCacheRead: number;
   /** Tokens this call produced. */
   outputTokens: number;
+  /**
+   * What the model saw, one line per transcript message after the system prompt
+   * (`role: text`; tool calls and results as JSON): the conversation the checkpoint carried
+   * plus this turn so far. Tests read it to prove what Cursor's context holds.
+   */
+  readonly context: readonly string[];
 }
 
 /**
