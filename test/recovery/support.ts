@@ -1,6 +1,5 @@
 /** Shared pieces of the recovery tests: sessions, interrupted turns and the model's context. */
-import type { ModelMessage } from "ai";
-import { streamText } from "ai";
+import { jsonSchema, type ModelMessage, streamText, tool, type ToolSet } from "ai";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import type { emulatorProvider } from "../support/emulator.ts";
 
@@ -49,13 +48,30 @@ export async function interruptAfter(
   return seen;
 }
 
+/** A host shell tool the test runs itself (no `execute`: the step ends at the call). */
+export const declaredBash = tool({
+  description: "Run a shell command",
+  inputSchema: jsonSchema<{ command: string }>({
+    type: "object",
+    properties: { command: { type: "string" } },
+    required: ["command"],
+  }),
+});
+
 /** Streams a turn to its end and returns the visible text. */
 export async function complete(
   cursor: ReturnType<typeof emulatorProvider>,
   messages: ModelMessage[],
   sessionId: string,
+  tools?: ToolSet,
 ): Promise<string> {
-  const result = streamText({ model: cursor("gpt-5"), messages, ...session(sessionId), ...quiet });
+  const result = streamText({
+    model: cursor("gpt-5"),
+    messages,
+    ...(tools === undefined ? {} : { tools }),
+    ...session(sessionId),
+    ...quiet,
+  });
   let text = "";
   for await (const delta of result.textStream) text += delta;
   return text;

@@ -116,9 +116,13 @@ export class ActiveTurn {
    * return are refused explicitly so the Run never waits forever.
    *
    * @param results The tool result parts at the tail of the host's prompt.
+   * @param missingReason What Cursor is told for an owed result the host did not return.
    * @returns Warnings for the host.
    */
-  async deliverResults(results: readonly LanguageModelV3ToolResultPart[]): Promise<string[]> {
+  async deliverResults(
+    results: readonly LanguageModelV3ToolResultPart[],
+    missingReason = "The host returned no result for this tool call",
+  ): Promise<string[]> {
     const warnings: string[] = [];
     for (const result of results) {
       const pending = this.#pending.get(result.toolCallId);
@@ -137,7 +141,7 @@ export class ActiveTurn {
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       if (pending.kind === "display") continue;
-      await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
+      await this.run.refuseExec(pending.exec, missingReason);
       warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
     }
     return warnings;

@@ -28,6 +28,7 @@ import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
+import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 
@@ -120,7 +121,7 @@ export class DirectBackend implements TurnBackend {
     const key = metadataCall ? undefined : sessionKey(options.headers, cursorOptions);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
-    if (resumed) return resumed;
+    if (resumed !== undefined && "stream" in resumed) return resumed;
     warnings.push(...converted.warnings);
     const plan = planTurn({
       key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
@@ -130,6 +131,7 @@ export class DirectBackend implements TurnBackend {
       store: config.conversations,
       newId: config.generateId,
       orphanResults: results.length > 0,
+      ...(resumed?.reseed === undefined ? {} : { forceReseed: resumed.reseed }),
     });
     if (plan.resetReason && config.logger.enabled) {
       config.logger.line(
@@ -181,7 +183,7 @@ export class DirectBackend implements TurnBackend {
     tools: HostTools,
     options: LanguageModelV3CallOptions,
     warnings: SharedV3Warning[],
-  ): Promise<StartedTurn | undefined> {
+  ): Promise<StartedTurn | { readonly reseed: string } | undefined> {
     const config = this.#config;
     const ownerKey = results.map((r) => config.toolCallOwners.get(r.toolCallId)).find((k) =>
       k !== undefined
@@ -192,13 +194,17 @@ export class DirectBackend implements TurnBackend {
     if (results.length === 0 || conversation.held === undefined) {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
-        stale?.close();
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
-        if (config.logger.enabled) {
-          config.logger.line(
-            `held Run released: conversationId=${conversation.conversationId} reason=superseded-by-new-user-turn`,
-          );
-        }
+        if (stale === undefined) return undefined;
+        // Stop, then a new message: what ran must stay in Cursor's context.
+        const drained = await drainSupersededTurn({
+          turn: stale,
+          prompt: options.prompt,
+          tools,
+          logger: config.logger,
+        });
+        if (adoptDrainedCheckpoint(conversation, drained, options.prompt)) return undefined;
+        return { reseed: "interrupted-run" };
       } else if (results.length > 0 && config.logger.enabled) {
         config.logger.line(
           `continuation: ${results.length} interrupted trailing tool result(s) [${

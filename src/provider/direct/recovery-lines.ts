@@ -1,0 +1,81 @@
+/**
+ * The recovery lines of the debug log (see the cache-log runbook): interrupted Runs, fresh
+ * turns that supersede a held Run, drains, resumes and rebases. Metadata only: counts,
+ * ids, reasons and outcomes, never prompt text or tool payloads.
+ *
+ * @module
+ */
+
+/** How draining a superseded Run ended. */
+export type DrainOutcome = "turn-ended" | "timeout" | "error" | "no-checkpoint";
+
+/**
+ * The line written when a new user turn cancels the held Run's outstanding execs.
+ *
+ * @param facts The conversation, how many execs were cancelled and how many results the
+ *   host history supplied instead.
+ * @returns The line.
+ *
+ * @example
+ * ```ts
+ * import { freshTurnLine } from "./recovery-lines.ts";
+ *
+ * const line = freshTurnLine({ conversationId: "c-1", cancelled: 1, delivered: 0 });
+ * console.assert(line.startsWith("fresh turn: cancelled 1 pending exec(s)"));
+ * ```
+ */
+export function freshTurnLine(
+  facts: { conversationId: string; cancelled: number; delivered: number },
+): string {
+  return `fresh turn: cancelled ${facts.cancelled} pending exec(s) delivered=${facts.delivered} conversationId=${facts.conversationId}`;
+}
+
+/**
+ * The line written once a superseded Run was drained (or could not be).
+ *
+ * @param facts The conversation, the outcome and how much unseen output was discarded.
+ * @returns The line.
+ *
+ * @example
+ * ```ts
+ * import { drainLine } from "./recovery-lines.ts";
+ *
+ * const line = drainLine({ conversationId: "c-1", outcome: "turn-ended", discardedChars: 0 });
+ * console.assert(line.startsWith("drain outcome=turn-ended"));
+ * ```
+ */
+export function drainLine(
+  facts: { conversationId: string; outcome: DrainOutcome; discardedChars: number },
+): string {
+  return `drain outcome=${facts.outcome} conversationId=${facts.conversationId} discardedChars=${facts.discardedChars}`;
+}
+
+/**
+ * The line written when a turn's Run ends before `turn_ended` (dropped, reset, error).
+ *
+ * @param facts The conversation, the error code, and what the turn had streamed.
+ * @returns The line.
+ *
+ * @example
+ * ```ts
+ * import { runInterruptedLine } from "./recovery-lines.ts";
+ *
+ * const line = runInterruptedLine({
+ *   conversationId: "c-1",
+ *   code: "network",
+ *   streamedChars: 12,
+ *   replaySafe: true,
+ *   checkpoints: 0,
+ * });
+ * console.assert(line.startsWith("Run interrupted: "));
+ * ```
+ */
+export function runInterruptedLine(facts: {
+  conversationId: string;
+  code: string;
+  streamedChars: number;
+  replaySafe: boolean;
+  checkpoints: number;
+}): string {
+  return `Run interrupted: conversationId=${facts.conversationId} code=${facts.code} streamedChars=${facts.streamedChars} replaySafe=${facts.replaySafe} checkpoints=${facts.checkpoints}`;
+}
