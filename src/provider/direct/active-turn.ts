@@ -10,6 +10,7 @@ import type { LanguageModelV3StreamPart, LanguageModelV3ToolResultPart } from "@
 import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
 import type { RunEvent } from "../../session/run-events.ts";
+import { ReplayGuard } from "../../session/recovery-guard.ts";
 import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../gen/agent/v1/common_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
@@ -58,6 +59,8 @@ export class ActiveTurn {
   } | undefined;
   pumpPasses = 0;
   toolCalls = 0;
+  /** Replay barriers seen on this Run (a replay is safe only before the first). */
+  readonly guard: ReplayGuard = new ReplayGuard();
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
@@ -173,6 +176,7 @@ export class ActiveTurn {
         return "turn-ended";
       }
       const event: RunEvent = next.value;
+      this.guard.observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
         continue;

@@ -28,6 +28,7 @@ import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
+import { replayFreshRun } from "./recovery-run.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
@@ -264,7 +265,6 @@ export class DirectBackend implements TurnBackend {
       conversation?.requestContext,
     );
     if (conversation) conversation.requestContext = requestContext;
-    const requestId = config.generateId();
     const request = buildUserTurnRequest({
       conversationId: plan.conversationId,
       conversationGroupId: plan.groupId,
@@ -274,19 +274,33 @@ export class DirectBackend implements TurnBackend {
       requestContext: requestContext.message,
       model: selection,
     });
-    const headers = await config.headers(requestId, options.abortSignal);
-    const agentBaseURL = await config.agentOrigin(headers, options.abortSignal);
-    const stream = await config.transport.openRun({
-      agentBaseURL,
-      headers,
-      requestId,
-    });
-    const run = new AgentRun(stream, {
-      blobs: config.blobs,
-      requestContext: requestContext.message,
-      logger: config.logger,
-    });
-    const requestContextHash = await shortHash(requestContext.bytes);
+    const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
+    const openTurn = async (): Promise<ActiveTurn> => {
+      const requestId = config.generateId();
+      const headers = await config.headers(requestId, options.abortSignal);
+      const agentBaseURL = await config.agentOrigin(headers, options.abortSignal);
+      const stream = await config.transport.openRun({ agentBaseURL, headers, requestId });
+      const run = new AgentRun(stream, {
+        blobs: config.blobs,
+        requestContext: requestContext.message,
+        logger: config.logger,
+      });
+      if (options.abortSignal?.aborted) {
+        run.close();
+        throw new CursorError("canceled", "Request was canceled");
+      }
+      await run.start(requestBytes);
+      return new ActiveTurn({
+        run,
+        conversationId: plan.conversationId,
+        modelId: selection.modelId,
+        priorUsed: plan.priorUsed,
+        priorCategories: conversation?.checkpointCategories,
+        newId: config.generateId,
+        logger: config.logger,
+        workspaceRoot: config.workspace.workspaceRoot,
+      });
+    };
     if (config.logger.enabled) {
       await logOutbound(config, {
         plan,
@@ -296,21 +310,8 @@ export class DirectBackend implements TurnBackend {
         requestContext,
       });
     }
-    if (options.abortSignal?.aborted) {
-      run.close();
-      throw new CursorError("canceled", "Request was canceled");
-    }
-    await run.start(encodeRunRequestMessage(request, plan.checkpoint));
-    const turn = new ActiveTurn({
-      run,
-      conversationId: plan.conversationId,
-      modelId: selection.modelId,
-      priorUsed: plan.priorUsed,
-      priorCategories: conversation?.checkpointCategories,
-      newId: config.generateId,
-      logger: config.logger,
-      workspaceRoot: config.workspace.workspaceRoot,
-    });
+    const turn = await openTurn();
+    const requestContextHash = await shortHash(requestContext.bytes);
     turn.startFacts = {
       continuity: plan.continuity,
       coldReason: plan.coldReason,
@@ -327,6 +328,12 @@ export class DirectBackend implements TurnBackend {
       prompt: options.prompt,
       tools,
       abortSignal: options.abortSignal,
+      recover: replayFreshRun({
+        config,
+        conversationId: plan.conversationId,
+        open: openTurn,
+        abortSignal: options.abortSignal,
+      }),
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {

@@ -79,3 +79,35 @@ export function runInterruptedLine(facts: {
 }): string {
   return `Run interrupted: conversationId=${facts.conversationId} code=${facts.code} streamedChars=${facts.streamedChars} replaySafe=${facts.replaySafe} checkpoints=${facts.checkpoints}`;
 }
+
+/**
+ * The line written when an interrupted fresh Run is replayed on a new Run from the
+ * turn's starting checkpoint.
+ *
+ * @param facts The conversation, the replay number, which allowance it used, the failure
+ *   code and the wait before it.
+ * @returns The line.
+ *
+ * @example
+ * ```ts
+ * import { rebaseLine } from "./recovery-lines.ts";
+ *
+ * const line = rebaseLine({
+ *   conversationId: "c-1",
+ *   attempt: 1,
+ *   kind: "transport",
+ *   code: "network",
+ *   delayMs: 0,
+ * });
+ * console.assert(line.startsWith("rebasing fresh Run: "));
+ * ```
+ */
+export function rebaseLine(facts: {
+  conversationId: string;
+  attempt: number;
+  kind: string;
+  code: string;
+  delayMs: number;
+}): string {
+  return `rebasing fresh Run: conversationId=${facts.conversationId} attempt=${facts.attempt} retry=${facts.kind} code=${facts.code} delayMs=${facts.delayMs} resume=false`;
+}

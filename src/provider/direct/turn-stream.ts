@@ -9,10 +9,12 @@ import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/p
 import type { Conversation } from "../../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
 import { buildFinish } from "./finish.ts";
+import { closeOpenParts } from "./run-stream.ts";
 import { promptDigests } from "./history.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { turnDiagnostics } from "./turn-diagnostics.ts";
+import { ReplayFilter, VisibleLedger } from "./recovery-replay.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
@@ -32,6 +34,15 @@ export interface TurnStreamContext {
    * step's signal (OpenCode does) must not kill it.
    */
   readonly abortSignal?: AbortSignal | undefined;
+  /**
+   * Called when the Run fails: returns a new turn that replays it (its output passes a
+   * filter so nothing shows twice), or `undefined` when the failure stays final.
+   */
+  readonly recover?: (failure: {
+    readonly error: unknown;
+    readonly turn: ActiveTurn;
+    readonly attempt: number;
+  }) => Promise<ActiveTurn | undefined>;
   readonly diagnostics: {
     readonly sessionKey: string;
     readonly continuity: string;
@@ -65,7 +76,8 @@ export async function openTurnStream(
     else buffered.push(part);
     firstSettled();
   };
-  const { turn, config } = context;
+  const { config } = context;
+  let turn = context.turn;
   turn.beginPass();
   let finished = false;
   const onAbort = () => {
@@ -74,12 +86,37 @@ export async function openTurnStream(
   if (context.abortSignal?.aborted) turn.close();
   context.abortSignal?.addEventListener("abort", onAbort, { once: true });
   let failure: unknown;
+  const ledger = new VisibleLedger();
   const done = (async () => {
     try {
-      const outcome = await turn.pump(emit, context.tools);
+      let forward = (part: LanguageModelV3StreamPart) => {
+        ledger.record(part);
+        emit(part);
+      };
+      let outcome: "tool-calls" | "turn-ended" | undefined;
+      for (let attempt = 0; outcome === undefined; attempt++) {
+        try {
+          outcome = await turn.pump((part) => forward(part), context.tools);
+        } catch (error) {
+          const replay = await context.recover?.({ error, turn, attempt });
+          if (replay === undefined) throw error;
+          for (const part of closeOpenParts(turn.state)) forward(part);
+          turn.close();
+          replay.beginPass();
+          replay.state.partCounter = turn.state.partCounter;
+          turn = replay;
+          const filter = new ReplayFilter(ledger.text, ledger.reasoning);
+          forward = (part) => {
+            for (const shown of filter.map(part)) {
+              ledger.record(shown);
+              emit(shown);
+            }
+          };
+        }
+      }
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
-      finishPass(context, outcome, emit);
+      finishPass({ ...context, turn }, outcome, emit);
     } catch (error) {
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
