@@ -23,7 +23,7 @@ const POINTS = {
 
 /** Faults a replay recovers from (once), and faults that stay final. */
 const REPLAYED = ["drop", "goaway", "rst-stream", "error code=unavailable"] as const;
-const FINAL = ["error code=internal"] as const;
+const FINAL = ["quota", "error code=invalid_argument"] as const;
 
 interface Outcome {
   readonly text: string;

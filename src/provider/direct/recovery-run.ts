@@ -9,8 +9,8 @@
 import { CursorError } from "../../core/cursor-error.ts";
 import {
   createTurnAllowance,
-  type RetryAllowance,
   replayDelayMs,
+  type RetryAllowance,
 } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "./active-turn.ts";
