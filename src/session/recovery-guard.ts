@@ -114,6 +114,12 @@ export function createTurnAllowance(
 }
 
 /**
+ * The longest server-requested wait a replay makes inline; a longer `retryAfterMs` goes to
+ * the host with the error (it owns long waits and shows them).
+ */
+export const MAX_INLINE_WAIT_MS = 500;
+
+/**
  * The wait before replay `attempt` (0-based): the server's `retryAfterMs` when it gave one
  * (at most a minute), else nothing for the first replay (a broken connection is the usual
  * cause and the replay opens a new one) and `500·2^(attempt-1)` ms after that, at most 8 s.

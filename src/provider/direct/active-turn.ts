@@ -61,6 +61,8 @@ export class ActiveTurn {
   toolCalls = 0;
   /** Replay barriers seen on this Run (a replay is safe only before the first). */
   readonly guard: ReplayGuard = new ReplayGuard();
+  /** Replay barriers seen since the current pass began. */
+  passGuard: ReplayGuard = new ReplayGuard();
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
@@ -100,6 +102,7 @@ export class ActiveTurn {
    */
   beginPass(): void {
     this.pumpPasses++;
+    this.passGuard = new ReplayGuard();
     const previous = this.state;
     this.state = {
       ...createRunStreamState(),
@@ -177,6 +180,7 @@ export class ActiveTurn {
       }
       const event: RunEvent = next.value;
       this.guard.observe(event);
+      this.passGuard.observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
         continue;

@@ -7,31 +7,27 @@
  * @module
  */
 import type {
-  LanguageModelV3CallOptions,
   LanguageModelV3StreamPart,
+  LanguageModelV3ToolResultPart,
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
-import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
-import { sha256Hex } from "../../core/bytes.ts";
-import { AgentRun } from "../../session/agent-run.ts";
-import { type AdvertisedTool, materializeRequestContext } from "../../session/request-context.ts";
-import { buildUserTurnRequest } from "../../session/run-request.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
-import { ActiveTurn } from "./active-turn.ts";
 import { convertPrompt } from "./convert-prompt.ts";
-import { outboundRunLine, shortHash } from "./debug-lines.ts";
+import { shortHash } from "./debug-lines.ts";
 import { trailingToolResults } from "./history.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
-import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
+import { classifyHostTools } from "./tools/host-tools.ts";
 import { replayFreshRun } from "./recovery-run.ts";
+import { rebuildHook } from "./recovery-rebuild.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
-import { planTurn, type TurnPlan } from "./turn-plan.ts";
+import { planTurn } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
+import { prepareRun, type RunInputs } from "./run-opener.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
@@ -121,7 +117,10 @@ export class DirectBackend implements TurnBackend {
     const metadataCall = isMetadataCall(converted.systemPrompt, tools);
     const key = metadataCall ? undefined : sessionKey(options.headers, cursorOptions);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
-    const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
+    const resumed = await this.#resumeHeld(
+      { key, results, tools, options, selection, converted },
+      warnings,
+    );
     if (resumed !== undefined && "stream" in resumed) return resumed;
     warnings.push(...converted.warnings);
     const plan = planTurn({
@@ -179,12 +178,10 @@ export class DirectBackend implements TurnBackend {
 
   /** Resumes a held Run when the prompt ends with results for its tool calls. */
   async #resumeHeld(
-    key: string | undefined,
-    results: ReturnType<typeof trailingToolResults>,
-    tools: HostTools,
-    options: LanguageModelV3CallOptions,
+    input: Omit<RunInputs, "plan"> & { readonly results: LanguageModelV3ToolResultPart[] },
     warnings: SharedV3Warning[],
   ): Promise<StartedTurn | { readonly reseed: string } | undefined> {
+    const { key, results, tools, options } = input;
     const config = this.#config;
     const ownerKey = results.map((r) => config.toolCallOwners.get(r.toolCallId)).find((k) =>
       k !== undefined
@@ -218,6 +215,8 @@ export class DirectBackend implements TurnBackend {
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
+    const returned = new Set(results.map((result) => result.toolCallId));
+    const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
     for (const message of await turn.deliverResults(results)) {
       warnings.push({ type: "other", message });
     }
@@ -229,6 +228,7 @@ export class DirectBackend implements TurnBackend {
       prompt: options.prompt,
       tools,
       abortSignal: options.abortSignal,
+      recover: rebuildHook(config, { ...input, conversation, resultsComplete }),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -247,69 +247,11 @@ export class DirectBackend implements TurnBackend {
     };
   }
 
-  async #startTurn(input: {
-    plan: TurnPlan;
-    selection: ReturnType<typeof selectModel>;
-    tools: HostTools;
-    options: LanguageModelV3CallOptions;
-    key: string | undefined;
-    converted: ReturnType<typeof convertPrompt>;
-  }): Promise<StartedTurn> {
+  async #startTurn(input: RunInputs): Promise<StartedTurn> {
     const config = this.#config;
     const { plan, selection, tools, options } = input;
     const conversation = plan.conversation;
-    const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
-    if (conversation) conversation.advertisedTools = advertised;
-    const requestContext = materializeRequestContext(
-      { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised },
-      conversation?.requestContext,
-    );
-    if (conversation) conversation.requestContext = requestContext;
-    const request = buildUserTurnRequest({
-      conversationId: plan.conversationId,
-      conversationGroupId: plan.groupId,
-      messageId: config.generateId(),
-      userText: plan.userText,
-      images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
-      requestContext: requestContext.message,
-      model: selection,
-    });
-    const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
-    const openTurn = async (): Promise<ActiveTurn> => {
-      const requestId = config.generateId();
-      const headers = await config.headers(requestId, options.abortSignal);
-      const agentBaseURL = await config.agentOrigin(headers, options.abortSignal);
-      const stream = await config.transport.openRun({ agentBaseURL, headers, requestId });
-      const run = new AgentRun(stream, {
-        blobs: config.blobs,
-        requestContext: requestContext.message,
-        logger: config.logger,
-      });
-      if (options.abortSignal?.aborted) {
-        run.close();
-        throw new CursorError("canceled", "Request was canceled");
-      }
-      await run.start(requestBytes);
-      return new ActiveTurn({
-        run,
-        conversationId: plan.conversationId,
-        modelId: selection.modelId,
-        priorUsed: plan.priorUsed,
-        priorCategories: conversation?.checkpointCategories,
-        newId: config.generateId,
-        logger: config.logger,
-        workspaceRoot: config.workspace.workspaceRoot,
-      });
-    };
-    if (config.logger.enabled) {
-      await logOutbound(config, {
-        plan,
-        selection,
-        key: input.key,
-        transport: config.transport.kind,
-        requestContext,
-      });
-    }
+    const { openTurn, requestContext } = await prepareRun(config, input);
     const turn = await openTurn();
     const requestContextHash = await shortHash(requestContext.bytes);
     turn.startFacts = {
@@ -351,52 +293,4 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
-}
-
-/** The catalog advertised to Cursor: earlier names kept, new MCP-only host tools appended. */
-function advertisedTools(previous: readonly AdvertisedTool[], tools: HostTools): AdvertisedTool[] {
-  const out = [...previous];
-  const known = new Set(out.map((t) => t.name));
-  for (const [name, tool] of tools.mcp) {
-    if (known.has(name)) continue;
-    out.push({ name, description: tool.description ?? "", inputSchema: tool.inputSchema });
-  }
-  return out;
-}
-
-async function logOutbound(
-  config: ProviderConfig,
-  facts: {
-    plan: TurnPlan;
-    selection: ReturnType<typeof selectModel>;
-    key: string | undefined;
-    transport: string;
-    requestContext: { bytes: Uint8Array; reused: boolean };
-  },
-): Promise<void> {
-  const { plan } = facts;
-  config.logger.line(outboundRunLine({
-    sessionKey: facts.key ?? "none",
-    conversationId: plan.conversationId,
-    model: facts.selection.modelId,
-    transport: facts.transport,
-    checkpointLen: plan.checkpoint.length,
-    requestContextReused: facts.requestContext.reused,
-    requestContextBytes: facts.requestContext.bytes,
-    systemPromptSent: plan.continuity === "cold",
-    reset: plan.resetReason !== undefined,
-  }));
-  config.logger.line(
-    `hash systemPrompt sha256=${await sha256Hex(plan.systemPrompt)} sent=${
-      plan.continuity === "cold"
-    }`,
-  );
-  config.logger.line(
-    `hash requestContext sha256=${await sha256Hex(
-      facts.requestContext.bytes,
-    )} bytes=${facts.requestContext.bytes.length}`,
-  );
-  config.logger.line(
-    `hash checkpoint sha256=${await sha256Hex(plan.checkpoint)} bytes=${plan.checkpoint.length}`,
-  );
 }

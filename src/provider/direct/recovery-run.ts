@@ -9,6 +9,7 @@
 import { CursorError } from "../../core/cursor-error.ts";
 import {
   createTurnAllowance,
+  MAX_INLINE_WAIT_MS,
   replayDelayMs,
   type RetryAllowance,
 } from "../../session/recovery-guard.ts";
@@ -47,6 +48,7 @@ export function replayFreshRun(input: {
       }));
     }
     if (!replaySafe || input.abortSignal?.aborted) return undefined;
+    if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return undefined;
     const kind = failure.connectCode === undefined ? "transport" : "server";
     if (!allowance.take(kind)) return undefined;
     const delay = replayDelayMs(attempt, failure.retryAfterMs);

@@ -42,6 +42,8 @@ export interface TurnStreamContext {
     readonly error: unknown;
     readonly turn: ActiveTurn;
     readonly attempt: number;
+    /** Whether this pass showed the host any text or reasoning. */
+    readonly shown: boolean;
   }) => Promise<ActiveTurn | undefined>;
   readonly diagnostics: {
     readonly sessionKey: string;
@@ -98,7 +100,12 @@ export async function openTurnStream(
         try {
           outcome = await turn.pump((part) => forward(part), context.tools);
         } catch (error) {
-          const replay = await context.recover?.({ error, turn, attempt });
+          const replay = await context.recover?.({
+            error,
+            turn,
+            attempt,
+            shown: ledger.text !== "" || ledger.reasoning !== "",
+          });
           if (replay === undefined) throw error;
           for (const part of closeOpenParts(turn.state)) forward(part);
           turn.close();
