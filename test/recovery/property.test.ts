@@ -19,7 +19,11 @@ const FAULTS = ["drop", "goaway", "rst-stream", "error code=unavailable", "error
 
 /** One turn's script: 2–4 segments and, sometimes, one fault between them. */
 function script(random: () => number, turn: number): { text: string; faulted: boolean } {
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const pick = <T>(items: readonly T[]): T => {
+    const item = items[Math.floor(random() * items.length)];
+    if (item === undefined) throw new Error("Nothing to pick from");
+    return item;
+  };
   const lines = Array.from(
     { length: 2 + Math.floor(random() * 3) },
     (_, i) => pick(SEGMENTS)(turn * 10 + i),

@@ -1,10 +1,12 @@
 /** Shared pieces of the recovery tests: sessions, interrupted turns and the model's context. */
-import { jsonSchema, type ModelMessage, streamText, tool, type ToolSet } from "ai";
+import { jsonSchema, type ModelMessage, streamText, type Tool, tool, type ToolSet } from "ai";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import type { emulatorProvider } from "../support/emulator.ts";
 
 /** Provider options that file every call under one host session. */
-export const session = (id: string) => ({ providerOptions: { cursor: { sessionId: id } } });
+export const session = (id: string): { providerOptions: { cursor: { sessionId: string } } } => ({
+  providerOptions: { cursor: { sessionId: id } },
+});
 
 /** Calls fail fast: the tests count every Run themselves. */
 export const quiet = { maxRetries: 0 } as const;
@@ -49,13 +51,14 @@ export async function interruptAfter(
 }
 
 /** A host shell tool the test runs itself (no `execute`: the step ends at the call). */
-export const declaredBash = tool({
+export const declaredBash: Tool<{ command: string }, string> = tool({
   description: "Run a shell command",
   inputSchema: jsonSchema<{ command: string }>({
     type: "object",
     properties: { command: { type: "string" } },
     required: ["command"],
   }),
+  outputSchema: jsonSchema<string>({ type: "string" }),
 });
 
 /** Streams a turn to its end and returns the visible text. */
