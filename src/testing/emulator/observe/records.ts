@@ -44,6 +44,7 @@ export interface RunCounters {
  *   uncached: 0,
  *   idealCacheRead: 380,
  *   outputTokens: 12,
+ *   context: ["user: hi"],
  * };
  * console.assert(call.cacheRead / call.idealCacheRead === 1);
  * ```
