@@ -7,7 +7,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { streamText } from "ai";
+import { APICallError, streamText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
@@ -110,5 +110,26 @@ for (const transport of ["sse", "http2"] as const) {
         });
       }
     }
+  });
+}
+
+for (const transport of ["sse", "http2"] as const) {
+  describe(`persistent failure (${transport})`, () => {
+    it("a persistent unavailable makes 1 + 3 Runs, then a final error the host does not retry", async () => {
+      await withEmulator({}, async (emulator) => {
+        const cursor = emulatorProvider(emulator, transport);
+        const prompt = "::text Alpha.\n::fault error code=unavailable";
+        const outcome = await turn(cursor, prompt, "ses_persistent");
+        assert.equal(emulator.runs().length, 4, "the first Run and three server replays");
+        assert.ok(APICallError.isInstance(outcome.error), String(outcome.error));
+        assert.equal(outcome.error.isRetryable, false, "spent: the host must not multiply it");
+        assert.match(outcome.error.message, /server retries are spent/);
+        assert.equal(outcome.text, "Alpha.", "the partial answer, once");
+        await nextTurnHealthy(emulator, cursor, "ses_persistent", [
+          user(prompt),
+          assistant(outcome.text),
+        ]);
+      });
+    });
   });
 }

@@ -50,7 +50,7 @@ export function replayFreshRun(input: {
     if (!replaySafe || input.abortSignal?.aborted) return undefined;
     if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return undefined;
     const kind = failure.connectCode === undefined ? "transport" : "server";
-    if (!allowance.take(kind)) return undefined;
+    if (!allowance.take(kind)) throw spent(failure, kind);
     const delay = replayDelayMs(attempt, failure.retryAfterMs);
     if (logger.enabled) {
       logger.line(rebaseLine({
@@ -83,4 +83,23 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * The failure once the turn's replays of this kind are spent: final, so the host does not
+ * multiply them with its own retries.
+ */
+function spent(failure: CursorError, kind: string): CursorError {
+  return new CursorError(
+    failure.code,
+    `${failure.message} (the turn's ${kind} retries are spent)`,
+    {
+      retryable: false,
+      retryAfterMs: failure.retryAfterMs,
+      connectCode: failure.connectCode,
+      httpStatus: failure.httpStatus,
+      detail: failure.detail,
+      cause: failure,
+    },
+  );
 }
