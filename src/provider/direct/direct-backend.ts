@@ -24,6 +24,7 @@ import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { classifyHostTools } from "./tools/host-tools.ts";
 import { replayFreshRun } from "./recovery-run.ts";
 import { rebuildHook } from "./recovery-rebuild.ts";
+import { continuationLine, heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { planTurn } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
@@ -204,11 +205,7 @@ export class DirectBackend implements TurnBackend {
         if (adoptDrainedCheckpoint(conversation, drained, options.prompt)) return undefined;
         return { reseed: "interrupted-run" };
       } else if (results.length > 0 && config.logger.enabled) {
-        config.logger.line(
-          `continuation: ${results.length} interrupted trailing tool result(s) [${
-            results.map((r) => r.toolName).join(",")
-          }] heldRun=${conversation.heldReleaseReason ?? "missing-process-local-state"}`,
-        );
+        config.logger.line(continuationLine(results, conversation));
       }
       return undefined;
     }
@@ -217,9 +214,18 @@ export class DirectBackend implements TurnBackend {
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
     const returned = new Set(results.map((result) => result.toolCallId));
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
-    for (const message of await turn.deliverResults(results)) {
-      warnings.push({ type: "other", message });
+    let delivered: string[];
+    try {
+      delivered = await turn.deliverResults(results);
+    } catch (error) {
+      // The held Run broke while the host ran its tools, or lives in a request or isolate
+      // that has ended: rebuild from host history (the caller's orphan-results plan).
+      turn.close();
+      conversation.heldReleaseReason = heldRunFailure(error);
+      if (config.logger.enabled) config.logger.line(continuationLine(results, conversation));
+      return undefined;
     }
+    for (const message of delivered) warnings.push({ type: "other", message });
     const stream = await openTurnStream({
       turn,
       config,

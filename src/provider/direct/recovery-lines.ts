@@ -111,3 +111,53 @@ export function rebaseLine(facts: {
 }): string {
   return `rebasing fresh Run: conversationId=${facts.conversationId} attempt=${facts.attempt} retry=${facts.kind} code=${facts.code} delayMs=${facts.delayMs} resume=false`;
 }
+
+/**
+ * The line written when tool results arrive for a held Run that is gone; the turn is
+ * rebuilt from host history.
+ *
+ * @param results The trailing tool results (only their tool names are written).
+ * @param conversation Why the held Run was released (`hard-cap-expired`, `remote-error`,
+ *   `missing-process-local-state`, …).
+ * @returns The line.
+ *
+ * @example
+ * ```ts
+ * import { continuationLine } from "./recovery-lines.ts";
+ *
+ * const line = continuationLine([{ toolName: "bash" }], { heldReleaseReason: "remote-error" });
+ * console.assert(line === "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=remote-error");
+ * ```
+ */
+export function continuationLine(
+  results: readonly { readonly toolName: string }[],
+  conversation: { readonly heldReleaseReason: string | undefined },
+): string {
+  return `continuation: ${results.length} interrupted trailing tool result(s) [${
+    results.map((r) => r.toolName).join(",")
+  }] heldRun=${conversation.heldReleaseReason ?? "missing-process-local-state"}`;
+}
+
+/**
+ * Why a held Run could not take the host's tool results: its state lives in a request or
+ * isolate that has ended (`missing-process-local-state`), or the Run failed (`remote-error`).
+ *
+ * @param error What delivering the results threw.
+ * @returns The `heldRun=` reason.
+ *
+ * @example
+ * ```ts
+ * import { heldRunFailure } from "./recovery-lines.ts";
+ *
+ * const ended = new Error("This promise was created by a request that has since ended");
+ * console.assert(heldRunFailure(ended) === "missing-process-local-state");
+ * console.assert(heldRunFailure(new Error("reset")) === "remote-error");
+ * ```
+ */
+export function heldRunFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /request that has since ended|cannot perform I\/O on behalf of a different request/i
+      .test(message)
+    ? "missing-process-local-state"
+    : "remote-error";
+}

@@ -11,7 +11,7 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import { createTurnAllowance } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import { rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
+import { heldRunFailure, rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
 import { replayFreshRun } from "./recovery-run.ts";
 import { prepareRun, type RunInputs } from "./run-opener.ts";
 import type { TurnStreamContext } from "./turn-stream.ts";
@@ -101,7 +101,8 @@ export function rebuildHook(
       turn: failed.turn,
       shown: failed.shown,
       resultsComplete: input.resultsComplete,
-      retryable: failure.retryable,
+      retryable: failure.retryable ||
+        heldRunFailure(failed.error) === "missing-process-local-state",
     });
     if (config.logger.enabled) {
       config.logger.line(runInterruptedLine({
