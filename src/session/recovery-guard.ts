@@ -72,6 +72,30 @@ function barrierOf(event: RunEvent): ReplayBarrier | undefined {
 export type RetryKind = "transport" | "server";
 
 /**
+ * Which allowance a failure draws on: a Connect error, or a Run the server ended before
+ * `turn_ended`, is the server's; a broken connection is the transport's.
+ *
+ * @param failure The failure's code and Connect code.
+ * @returns The allowance kind.
+ *
+ * @example
+ * ```ts
+ * import { retryKind } from "./recovery-guard.ts";
+ *
+ * console.assert(retryKind({ code: "network", connectCode: undefined }) === "transport");
+ * console.assert(retryKind({ code: "unavailable", connectCode: "unavailable" }) === "server");
+ * console.assert(retryKind({ code: "interrupted", connectCode: undefined }) === "server");
+ * ```
+ */
+export function retryKind(
+  failure: { readonly code: string; readonly connectCode: string | undefined },
+): RetryKind {
+  return failure.connectCode !== undefined || failure.code === "interrupted"
+    ? "server"
+    : "transport";
+}
+
+/**
  * How many more replays a turn may make. The shared retry budget implements it; until a
  * turn is given one, {@link createTurnAllowance} keeps Cursor CLI's per-turn limits.
  */
@@ -122,7 +146,7 @@ export const MAX_INLINE_WAIT_MS = 500;
 /**
  * The wait before replay `attempt` (0-based): the server's `retryAfterMs` when it gave one
  * (at most a minute), else nothing for the first replay (a broken connection is the usual
- * cause and the replay opens a new one) and `500·2^(attempt-1)` ms after that, at most 8 s.
+ * cause and the replay opens a new one) and `500·2^(attempt-1)` ms after that, at most 2 s.
  *
  * @param attempt How many replays came before.
  * @param retryAfterMs The server's requested wait, if any.
@@ -140,5 +164,5 @@ export const MAX_INLINE_WAIT_MS = 500;
 export function replayDelayMs(attempt: number, retryAfterMs: number | undefined): number {
   if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), 60_000);
   if (attempt === 0) return 0;
-  return Math.min(500 * 2 ** (attempt - 1), 8_000);
+  return Math.min(500 * 2 ** (attempt - 1), 2_000);
 }

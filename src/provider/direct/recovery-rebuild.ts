@@ -9,7 +9,7 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
-import { createTurnAllowance } from "../../session/recovery-guard.ts";
+import { createTurnAllowance, retryKind } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { heldRunFailure, rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
 import { replayFreshRun } from "./recovery-run.ts";
@@ -116,7 +116,7 @@ export function rebuildHook(
     if (!rebuild || input.conversation === undefined || input.options.abortSignal?.aborted) {
       return undefined;
     }
-    if (!allowance.take(failure.connectCode === undefined ? "transport" : "server")) {
+    if (!allowance.take(retryKind(failure))) {
       return undefined;
     }
     const systemPrompt = input.conversation.frozenSystemPrompt ?? input.converted.systemPrompt;

@@ -12,6 +12,7 @@ import {
   MAX_INLINE_WAIT_MS,
   replayDelayMs,
   type RetryAllowance,
+  retryKind,
 } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "./active-turn.ts";
@@ -49,7 +50,7 @@ export function replayFreshRun(input: {
     }
     if (!replaySafe || input.abortSignal?.aborted) return undefined;
     if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return undefined;
-    const kind = failure.connectCode === undefined ? "transport" : "server";
+    const kind = retryKind(failure);
     if (!allowance.take(kind)) throw spent(failure, kind);
     const delay = replayDelayMs(attempt, failure.retryAfterMs);
     if (logger.enabled) {
