@@ -26,6 +26,12 @@ export interface Conversation<Held> {
   history: string[];
   /** The assistant text streamed in the last turn (to recognise it in host history). */
   lastAssistantText: string;
+  /**
+   * What this provider showed in a pass that never finished (the host interrupted it), so
+   * the next prompt's copy of that partial answer is recognised as ours, not another
+   * provider's.
+   */
+  interruptedText?: string | undefined;
   /** The request context sent last, with the key of its inputs (reused while they are unchanged). */
   requestContext: (MaterializedRequestContext & { readonly key: string }) | undefined;
   /** Host tools advertised to Cursor so far (new ones are appended, none removed). */

@@ -126,9 +126,10 @@ describe("failures against the emulator", () => {
 
   it("reports a stream dropped before turn_ended as an interruption, never a stop", async () => {
     await withEmulator({}, async (emulator) => {
-      emulator.faults.next({ kind: "drop", afterFrames: 3 });
       const cursor = emulatorProvider(emulator);
-      const result = streamText({ model: cursor("gpt-5"), prompt: "::deltas 20", ...quiet });
+      // After an exec the turn is not replay-safe, so the drop surfaces.
+      const prompt = "::ls\n::deltas 5\n::fault drop\n::deltas 5";
+      const result = streamText({ model: cursor("gpt-5"), prompt, ...quiet });
       const errors: unknown[] = [];
       for await (const part of result.fullStream) {
         if (part.type === "error") errors.push(part.error);
@@ -177,9 +178,9 @@ describe("failures against the emulator", () => {
 
   it("fails a Run whose stream goes silent past the limit", async () => {
     await withEmulator({}, async (emulator) => {
-      emulator.faults.next({ kind: "stall", ms: 3000, afterFrames: 1 });
       const cursor = emulatorProvider(emulator, "sse", { timeouts: { readIdleMs: 500 } });
-      const result = streamText({ model: cursor("gpt-5"), prompt: "::deltas 4", ...quiet });
+      const prompt = "::ls\n::fault stall ms=3000\n::deltas 4";
+      const result = streamText({ model: cursor("gpt-5"), prompt, ...quiet });
       const errors: unknown[] = [];
       for await (const part of result.fullStream) {
         if (part.type === "error") errors.push(part.error);

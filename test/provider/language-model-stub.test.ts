@@ -137,9 +137,11 @@ describe("Cursor language model over a stub transport", () => {
     const transport = createScriptedTransport(async (server) => {
       await server.next((m) => m.message.case === "runRequest");
       server.end(
+        // A server wait longer than the provider replays inline goes to the host.
         new CursorError("unavailable", "Cursor answered unavailable", {
           retryable: true,
           replaySafe: true,
+          retryAfterMs: 1000,
         }),
       );
     });

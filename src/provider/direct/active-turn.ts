@@ -14,6 +14,7 @@ import type {
 import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
 import type { RunEvent } from "../../session/run-events.ts";
+import { ReplayGuard } from "../../session/recovery-guard.ts";
 import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../gen/agent/v1/common_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
@@ -72,6 +73,10 @@ export class ActiveTurn {
   } | undefined;
   pumpPasses = 0;
   toolCalls = 0;
+  /** Replay barriers seen on this Run (a replay is safe only before the first). */
+  readonly guard: ReplayGuard = new ReplayGuard();
+  /** Replay barriers seen since the current pass began. */
+  passGuard: ReplayGuard = new ReplayGuard();
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
@@ -124,6 +129,7 @@ export class ActiveTurn {
    */
   beginPass(): void {
     this.pumpPasses++;
+    this.passGuard = new ReplayGuard();
     const previous = this.state;
     this.state = {
       ...createRunStreamState(),
@@ -143,9 +149,13 @@ export class ActiveTurn {
    * return are refused explicitly so the Run never waits forever.
    *
    * @param results The tool result parts at the tail of the host's prompt.
+   * @param missingReason What Cursor is told for an owed result the host did not return.
    * @returns Warnings for the host.
    */
-  async deliverResults(results: readonly LanguageModelV3ToolResultPart[]): Promise<string[]> {
+  async deliverResults(
+    results: readonly LanguageModelV3ToolResultPart[],
+    missingReason = "The host returned no result for this tool call",
+  ): Promise<string[]> {
     const warnings: string[] = [];
     for (const result of results) {
       const pending = this.#pending.get(result.toolCallId);
@@ -184,7 +194,7 @@ export class ActiveTurn {
         this.#deferred.push(pending.exec);
         continue;
       }
-      await this.run.refuseExec(pending.exec, "The host returned no result for this tool call");
+      await this.run.refuseExec(pending.exec, missingReason);
       warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
     }
     return warnings;
@@ -224,6 +234,8 @@ export class ActiveTurn {
         return "turn-ended";
       }
       const event: RunEvent = next.value;
+      this.guard.observe(event);
+      this.passGuard.observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
         continue;

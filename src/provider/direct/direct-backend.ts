@@ -7,21 +7,15 @@
  * @module
  */
 import type {
-  LanguageModelV3CallOptions,
   LanguageModelV3StreamPart,
+  LanguageModelV3ToolResultPart,
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
-import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
-import { sha256Hex } from "../../core/bytes.ts";
-import { AgentRun } from "../../session/agent-run.ts";
-import { materializeRequestContext } from "../../session/request-context.ts";
-import { buildUserTurnRequest } from "../../session/run-request.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
-import { ActiveTurn } from "./active-turn.ts";
 import { convertPrompt } from "./convert-prompt.ts";
 import { shortHash } from "./debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
@@ -31,11 +25,15 @@ import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { isCompactionCall, markCompaction } from "./compaction.ts";
 import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
-import { advertisedTools } from "./capability-epoch.ts";
-import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
-import { planTurn, type TurnPlan } from "./turn-plan.ts";
+import { classifyHostTools } from "./tools/host-tools.ts";
+import { planTurn } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
+import { replayFreshRun } from "./recovery-run.ts";
+import { rebuildHook } from "./recovery-rebuild.ts";
+import { heldRunFailure } from "./recovery-lines.ts";
+import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
+import { prepareRun, type RunInputs } from "./run-opener.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
@@ -133,8 +131,11 @@ export class DirectBackend implements TurnBackend {
     const compacted = compaction ? markCompaction(config, session) : undefined;
     if (compacted) await persistConversation(config, compacted);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
-    const resumed = await this.#resumeHeld(key, results, tools, options, warnings);
-    if (resumed) return resumed;
+    const resumed = await this.#resumeHeld(
+      { key, results, tools, options, selection, converted },
+      warnings,
+    );
+    if (resumed !== undefined && "stream" in resumed) return resumed;
     await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
     warnings.push(...converted.warnings);
     const plan = planTurn({
@@ -145,6 +146,7 @@ export class DirectBackend implements TurnBackend {
       store: config.conversations,
       newId: config.generateId,
       orphanResults: results.length > 0,
+      ...(resumed?.reseed === undefined ? {} : { forceReseed: resumed.reseed }),
     });
     if (plan.resetReason) {
       emitDiagnostic(config.logger, {
@@ -195,12 +197,10 @@ export class DirectBackend implements TurnBackend {
 
   /** Resumes a held Run when the prompt ends with results for its tool calls. */
   async #resumeHeld(
-    key: string | undefined,
-    results: ReturnType<typeof trailingToolResults>,
-    tools: HostTools,
-    options: LanguageModelV3CallOptions,
+    input: Omit<RunInputs, "plan"> & { readonly results: LanguageModelV3ToolResultPart[] },
     warnings: SharedV3Warning[],
-  ): Promise<StartedTurn | undefined> {
+  ): Promise<StartedTurn | { readonly reseed: string } | undefined> {
+    const { key, results, tools, options } = input;
     const config = this.#config;
     const ownerKey = results.map((r) => config.toolCallOwners.get(r.toolCallId)).find((k) =>
       k !== undefined
@@ -212,14 +212,23 @@ export class DirectBackend implements TurnBackend {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
         await stale?.settleInteractions(options.prompt).catch(() => undefined);
-        stale?.close();
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
-        if (stale) interruptRun(config.billing, stale);
         emitDiagnostic(config.logger, {
           kind: "held-run-released",
           conversationId: conversation.conversationId,
           reason: "superseded-by-new-user-turn",
         });
+        if (stale === undefined) return undefined;
+        // Stop, then a new message: what ran must stay in Cursor's context.
+        const drained = await drainSupersededTurn({
+          turn: stale,
+          prompt: options.prompt,
+          tools,
+          logger: config.logger,
+        });
+        interruptRun(config.billing, stale);
+        if (adoptDrainedCheckpoint(conversation, drained, options.prompt)) return undefined;
+        return { reseed: "interrupted-run" };
       } else if (results.length > 0) {
         emitDiagnostic(config.logger, {
           kind: "continuation",
@@ -232,9 +241,24 @@ export class DirectBackend implements TurnBackend {
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
-    for (const message of await turn.deliverResults(results)) {
-      warnings.push({ type: "other", message });
+    const returned = new Set(results.map((result) => result.toolCallId));
+    const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
+    let delivered: string[];
+    try {
+      delivered = await turn.deliverResults(results);
+    } catch (error) {
+      // The held Run broke while the host ran its tools, or lives in a request or isolate
+      // that has ended: rebuild from host history (the caller's orphan-results plan).
+      turn.close();
+      conversation.heldReleaseReason = heldRunFailure(error);
+      emitDiagnostic(config.logger, {
+        kind: "continuation",
+        toolNames: results.map((r) => r.toolName),
+        heldRun: conversation.heldReleaseReason,
+      });
+      return undefined;
     }
+    for (const message of delivered) warnings.push({ type: "other", message });
     const stream = await openTurnStream({
       turn,
       config,
@@ -244,6 +268,7 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
+      recover: rebuildHook(config, { ...input, conversation, resultsComplete }),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -262,71 +287,13 @@ export class DirectBackend implements TurnBackend {
     };
   }
 
-  async #startTurn(input: {
-    plan: TurnPlan;
-    selection: ReturnType<typeof selectModel>;
-    tools: HostTools;
-    options: LanguageModelV3CallOptions;
-    key: string | undefined;
-    converted: ReturnType<typeof convertPrompt>;
-  }): Promise<StartedTurn> {
+  async #startTurn(input: RunInputs): Promise<StartedTurn> {
     const config = this.#config;
     const { plan, selection, tools, options } = input;
     const conversation = plan.conversation;
-    const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
-    if (conversation) conversation.advertisedTools = advertised;
-    const requestContext = materializeRequestContext(
-      { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised },
-      conversation?.requestContext,
-    );
-    if (conversation) conversation.requestContext = requestContext;
-    const requestId = config.generateId();
-    const request = buildUserTurnRequest({
-      conversationId: plan.conversationId,
-      conversationGroupId: plan.groupId,
-      messageId: config.generateId(),
-      userText: plan.userText,
-      images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
-      requestContext: requestContext.message,
-      model: selection,
-    });
-    const headers = await config.headers(requestId, options.abortSignal);
-    const agentBaseURL = await config.agentOrigin(headers, options.abortSignal);
-    const stream = await config.transport.openRun({
-      agentBaseURL,
-      headers,
-      requestId,
-    });
-    const run = new AgentRun(stream, {
-      blobs: config.blobs,
-      requestContext: requestContext.message,
-      logger: config.logger,
-    });
+    const { openTurn, requestContext } = await prepareRun(config, input);
+    const turn = await openTurn();
     const requestContextHash = await shortHash(requestContext.bytes);
-    if (config.logger.enabled) {
-      await logOutbound(config, {
-        plan,
-        selection,
-        key: input.key,
-        transport: config.transport.kind,
-        requestContext,
-      });
-    }
-    if (options.abortSignal?.aborted) {
-      run.close();
-      throw new CursorError("canceled", "Request was canceled");
-    }
-    await run.start(encodeRunRequestMessage(request, plan.checkpoint));
-    const turn = new ActiveTurn({
-      run,
-      conversationId: plan.conversationId,
-      modelId: selection.modelId,
-      priorUsed: plan.priorUsed,
-      priorCategories: conversation?.checkpointCategories,
-      newId: config.generateId,
-      logger: config.logger,
-      workspaceRoot: config.workspace.workspaceRoot,
-    });
     turn.startFacts = {
       continuity: plan.continuity,
       coldReason: plan.coldReason,
@@ -344,6 +311,12 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
+      recover: replayFreshRun({
+        config,
+        conversationId: plan.conversationId,
+        open: openTurn,
+        abortSignal: options.abortSignal,
+      }),
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
     return {
@@ -361,48 +334,4 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
-}
-
-async function logOutbound(
-  config: ProviderConfig,
-  facts: {
-    plan: TurnPlan;
-    selection: ReturnType<typeof selectModel>;
-    key: string | undefined;
-    transport: string;
-    requestContext: { bytes: Uint8Array; reused: boolean };
-  },
-): Promise<void> {
-  const { plan } = facts;
-  emitDiagnostic(config.logger, {
-    kind: "outbound-run",
-    sessionKey: facts.key ?? "none",
-    conversationId: plan.conversationId,
-    model: facts.selection.modelId,
-    transport: facts.transport,
-    reset: plan.resetReason !== undefined,
-    resume: false,
-    checkpointLen: plan.checkpoint.length,
-    requestContext: facts.requestContext.reused ? "reused" : "built",
-    requestContextLen: facts.requestContext.bytes.length,
-    systemPromptSent: plan.continuity === "cold",
-  });
-  emitDiagnostic(config.logger, {
-    kind: "hash",
-    subject: "systemPrompt",
-    sha256: await sha256Hex(plan.systemPrompt),
-    sent: plan.continuity === "cold",
-  });
-  emitDiagnostic(config.logger, {
-    kind: "hash",
-    subject: "requestContext",
-    sha256: await sha256Hex(facts.requestContext.bytes),
-    bytes: facts.requestContext.bytes.length,
-  });
-  emitDiagnostic(config.logger, {
-    kind: "hash",
-    subject: "checkpoint",
-    sha256: await sha256Hex(plan.checkpoint),
-    bytes: plan.checkpoint.length,
-  });
 }

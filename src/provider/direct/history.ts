@@ -9,6 +9,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
+import { renderHistory } from "./convert-prompt.ts";
 
 /**
  * A short, stable digest of one message (role and content; provider options ignored).
@@ -62,6 +63,7 @@ export function relateHistory(
   prompt: LanguageModelV3Prompt,
   held: readonly string[],
   assistantText: string,
+  interruptedText?: string,
 ): HistoryRelation {
   const messages = prompt.filter((m) => m.role !== "system");
   const heldMessages = held.length;
@@ -79,14 +81,48 @@ export function relateHistory(
   if (normalize(assistantSeen) !== normalize(assistantText)) {
     return { kind: "diverged", reason: "foreign-history:foreign-assistant" };
   }
-  // An assistant turn after the new user message was answered elsewhere (another provider).
-  if (rest.slice(firstUser).some((m) => m.role === "assistant" || m.role === "tool")) {
+  const newUserText = newTurnText(rest.slice(firstUser), interruptedText);
+  if (newUserText === undefined) {
     return { kind: "diverged", reason: "foreign-history:foreign-assistant" };
   }
-  const newUserText = rest.slice(firstUser).filter((m) => m.role === "user").map(userTextOf).join(
-    "\n\n",
-  );
   return { kind: "extends", newUserText };
+}
+
+/**
+ * The text of the new messages a checkpoint does not hold. Consecutive user messages are
+ * joined. When an answer or a tool ran between them and it is the partial answer this
+ * provider showed in a pass the host interrupted (no checkpoint holds it), everything
+ * before the newest user message goes ahead as a transcript: the interrupted request, its
+ * partial answer and its tool results stay in Cursor's context, and the newest message
+ * alone is the request. An answer this provider never showed came from another provider:
+ * `undefined` (the caller reseeds once).
+ */
+function newTurnText(
+  messages: LanguageModelV3Prompt,
+  interruptedText: string | undefined,
+): string | undefined {
+  let lastUser = messages.length - 1;
+  while (lastUser > 0 && messages[lastUser]?.role !== "user") lastUser--;
+  const earlier = messages.slice(0, lastUser);
+  if (!earlier.some((m) => m.role === "assistant" || m.role === "tool")) {
+    return messages.filter((m) => m.role === "user").map(userTextOf).join("\n\n");
+  }
+  if (!isOurInterruptedAnswer(earlier, interruptedText)) return undefined;
+  const latest = messages.slice(lastUser).filter((m) => m.role === "user").map(userTextOf);
+  return `${renderHistory(earlier)}\n\n${latest.join("\n\n")}`;
+}
+
+/** Whether the assistant text among `messages` is (a part of) what this provider showed. */
+function isOurInterruptedAnswer(
+  messages: LanguageModelV3Prompt,
+  interruptedText: string | undefined,
+): boolean {
+  if (interruptedText === undefined) return false;
+  const seen = normalize(
+    messages.filter((m) => m.role === "assistant").map(assistantTextOf).join(""),
+  );
+  const shown = normalize(interruptedText);
+  return shown.startsWith(seen) || seen.startsWith(shown);
 }
 
 /**

@@ -87,7 +87,12 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
   // The host compacted the session: the next Run starts over from its summary.
   if (existing.compactionPending) return reseed(inputs, "post-compaction-rebase", fullText);
   if (!inputs.orphanResults && existing.checkpoint !== undefined) {
-    const relation = relateHistory(inputs.prompt, existing.history, existing.lastAssistantText);
+    const relation = relateHistory(
+      inputs.prompt,
+      existing.history,
+      existing.lastAssistantText,
+      existing.interruptedText,
+    );
     if (relation.kind === "extends") {
       return {
         conversationId: existing.conversationId,

@@ -7,10 +7,13 @@
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
+import type { ActiveTurn } from "./active-turn.ts";
+import { closeOpenParts } from "./run-stream.ts";
 import { promptDigests } from "./history.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import type { PassContext } from "./diagnostics/pass-context.ts";
 import { finishWithBilling } from "./diagnostics/finish-billing.ts";
+import { ReplayFilter, VisibleLedger } from "./recovery-replay.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
@@ -24,6 +27,17 @@ export interface TurnStreamContext extends PassContext {
    * step's signal (OpenCode does) must not kill it.
    */
   readonly abortSignal?: AbortSignal | undefined;
+  /**
+   * Called when the Run fails: returns a new turn that replays it (its output passes a
+   * filter so nothing shows twice), or `undefined` when the failure stays final.
+   */
+  readonly recover?: (failure: {
+    readonly error: unknown;
+    readonly turn: ActiveTurn;
+    readonly attempt: number;
+    /** Whether this pass showed the host any text or reasoning. */
+    readonly shown: boolean;
+  }) => Promise<ActiveTurn | undefined>;
 }
 
 /**
@@ -49,7 +63,8 @@ export async function openTurnStream(
     firstSettled();
     return true;
   };
-  const { turn, config } = context;
+  const { config } = context;
+  let turn = context.turn;
   turn.beginPass();
   let finished = false;
   const onAbort = () => {
@@ -58,17 +73,49 @@ export async function openTurnStream(
   if (context.abortSignal?.aborted) turn.close();
   context.abortSignal?.addEventListener("abort", onAbort, { once: true });
   let failure: unknown;
+  const ledger = new VisibleLedger();
   const done = (async () => {
     try {
-      const outcome = await turn.pump(emit, context.tools);
+      let forward = (part: LanguageModelV3StreamPart) => {
+        ledger.record(part);
+        emit(part);
+      };
+      let outcome: "tool-calls" | "turn-ended" | undefined;
+      for (let attempt = 0; outcome === undefined; attempt++) {
+        try {
+          outcome = await turn.pump((part) => forward(part), context.tools);
+        } catch (error) {
+          const replay = await context.recover?.({
+            error,
+            turn,
+            attempt,
+            shown: ledger.text !== "" || ledger.reasoning !== "",
+          });
+          if (replay === undefined) throw error;
+          for (const part of closeOpenParts(turn.state)) forward(part);
+          turn.close();
+          replay.beginPass();
+          replay.state.partCounter = turn.state.partCounter;
+          turn = replay;
+          const filter = new ReplayFilter(ledger.text, ledger.reasoning);
+          forward = (part) => {
+            for (const shown of filter.map(part)) {
+              ledger.record(shown);
+              emit(shown);
+            }
+          };
+        }
+      }
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
-      finishPass(context, outcome, emit);
+      finishPass({ ...context, turn }, outcome, emit);
     } catch (error) {
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
       interruptRun(config.billing, turn);
+      // The host keeps this partial answer; the next prompt's copy of it is ours.
+      if (context.conversation) context.conversation.interruptedText = ledger.text;
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -108,6 +155,7 @@ function finishPass(
   if (conversation) {
     conversation.history = promptDigests(context.prompt);
     conversation.lastAssistantText = turn.state.text;
+    conversation.interruptedText = undefined;
   }
   if (outcome === "tool-calls") {
     if (conversation) config.conversations.hold(conversation, turn);

@@ -18,6 +18,8 @@ export interface ConversationEntry {
   /** Checkpoint hash (hex) → kind. */
   readonly issued: Map<string, CheckpointKind>;
   runs: number;
+  /** How often each limited `::fault` directive fired (`times=N`), by its key. */
+  readonly faultFirings: Map<string, number>;
 }
 
 /** Checkpoint hashes kept per conversation. */
@@ -47,7 +49,12 @@ export class Conversations {
   ensure(id: string): ConversationEntry {
     const existing = this.get(id);
     if (existing !== undefined) return existing;
-    const entry: ConversationEntry = { lastPrompt: undefined, issued: new Map(), runs: 0 };
+    const entry: ConversationEntry = {
+      lastPrompt: undefined,
+      issued: new Map(),
+      runs: 0,
+      faultFirings: new Map(),
+    };
     this.#entries.set(id, entry);
     while (this.#entries.size > this.#limit) {
       const oldest = this.#entries.keys().next().value;

@@ -110,7 +110,12 @@ export type PlanStep =
   | { readonly kind: "emit"; readonly bytes: number }
   | { readonly kind: "deltas"; readonly count: number }
   | { readonly kind: "sleep"; readonly ms: number }
-  | { readonly kind: "fault"; readonly fault: FaultSpec }
+  | {
+    readonly kind: "fault";
+    readonly fault: FaultSpec;
+    /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
+    readonly times?: number;
+  }
   | { readonly kind: "error"; readonly message: string };
 
 /** Largest `::emit` accepted: 8 MiB. */
@@ -320,6 +325,17 @@ function parseFault(rest: string): PlanStep {
     return Number.isFinite(value) ? value : fallback;
   };
   const after = number("after", 0);
+  const step = faultStep(kind, options, number, after);
+  if (step.kind !== "fault" || !options.has("times")) return step;
+  return { ...step, times: Math.max(0, number("times", 1)) };
+}
+
+function faultStep(
+  kind: string,
+  options: ReadonlyMap<string, string>,
+  number: (key: string, fallback: number) => number,
+  after: number,
+): PlanStep {
   const preset = ERROR_PRESETS[kind];
   if (preset !== undefined) return { kind: "fault", fault: { ...preset, afterFrames: after } };
   switch (kind) {

@@ -41,6 +41,18 @@ export function currentPrompt(state: TurnState, rootCount?: number): Uint8Array 
   });
 }
 
+/** The transcript after the system prompt as `role: text` lines (injected context left out). */
+function contextLines(state: TurnState): string[] {
+  return state.transcript.roots.slice(1)
+    .filter((root) => root.json.providerOptions?.emulator?.injected !== true)
+    .map((root) => {
+      const content = root.json.content;
+      return `${root.json.role}: ${
+        typeof content === "string" ? content : JSON.stringify(content)
+      }`;
+    });
+}
+
 /**
  * Opens a model call unless one is open: accounts its prompt, sends `step_started`,
  * and, for thinking models, a short thinking phase.
@@ -57,7 +69,7 @@ export async function beginCall(state: TurnState): Promise<OpenCall> {
     : state.previousPrompt?.length ?? 0;
   const usage = accountPrompt(prompt, previous, idealBytes);
   const record = state.io.record;
-  record.modelCalls.push({ ...usage, outputTokens: 0 });
+  record.modelCalls.push({ ...usage, outputTokens: 0, context: contextLines(state) });
   record.counters.input += usage.promptTokens;
   record.counters.cacheRead += usage.cacheRead;
   record.counters.cacheWrite += usage.cacheWrite;

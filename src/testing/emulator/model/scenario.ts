@@ -117,8 +117,11 @@ export interface ScenarioContext {
   tools(specs: readonly ToolSpec[]): Promise<ScenarioToolResult[]>;
   /** Pauses (server heartbeats continue). */
   sleep(ms: number): Promise<void>;
-  /** Triggers a fault now. */
-  fault(spec: FaultSpec): Promise<void>;
+  /**
+   * Triggers a fault now. With `limit`, only on the first `times` Runs of this conversation
+   * that reach the fault with this `key` (a replay of the same request then runs clean).
+   */
+  fault(spec: FaultSpec, limit?: { readonly key: string; readonly times: number }): Promise<void>;
 }
 
 /**
@@ -180,9 +183,9 @@ export async function directiveScenario(context: ScenarioContext): Promise<void>
   const results: ScenarioToolResult[] = [...context.previousResults];
   const notes: string[] = [];
   let toolStep = 0;
-  for (const step of plan) {
+  for (const [index, step] of plan.entries()) {
     if (step.kind === "tools" && toolStep++ < context.completedSteps) continue;
-    const outcome = await runPlanStep(context, step);
+    const outcome = await runPlanStep(context, step, `${index}:${context.userText}`);
     if (Array.isArray(outcome)) results.push(...outcome);
     else if (outcome !== undefined) notes.push(outcome);
   }
@@ -198,6 +201,7 @@ export async function directiveScenario(context: ScenarioContext): Promise<void>
 async function runPlanStep(
   context: ScenarioContext,
   step: PlanStep,
+  key: string,
 ): Promise<ScenarioToolResult[] | string | undefined> {
   switch (step.kind) {
     case "tools":
@@ -218,7 +222,10 @@ async function runPlanStep(
       await context.sleep(step.ms);
       return undefined;
     case "fault":
-      await context.fault(step.fault);
+      await context.fault(
+        step.fault,
+        step.times === undefined ? undefined : { key, times: step.times },
+      );
       return undefined;
     case "error":
       return step.message;

@@ -44,6 +44,7 @@ export interface RunCounters {
  *   uncached: 0,
  *   idealCacheRead: 380,
  *   outputTokens: 12,
+ *   context: ["user: hi"],
  * };
  * console.assert(call.cacheRead / call.idealCacheRead === 1);
  * ```
@@ -61,6 +62,12 @@ export interface ModelCallRecord {
   readonly idealCacheRead: number;
   /** Tokens this call produced. */
   outputTokens: number;
+  /**
+   * What the model saw, one line per transcript message after the system prompt
+   * (`role: text`; tool calls and results as JSON): the conversation the checkpoint carried
+   * plus this turn so far. Tests read it to prove what Cursor's context holds.
+   */
+  readonly context: readonly string[];
 }
 
 /**

@@ -283,7 +283,15 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
         summary: result.summary,
       })),
     sleep: (ms) => deps.io.sleep(ms),
-    fault: (spec) => applyFault(input, spec),
+    fault: (spec, limit) => {
+      if (limit !== undefined) {
+        const firings = deps.conversations.ensure(input.conversationId).faultFirings;
+        const fired = firings.get(limit.key) ?? 0;
+        if (fired >= limit.times) return Promise.resolve();
+        firings.set(limit.key, fired + 1);
+      }
+      return applyFault(input, spec);
+    },
   };
   await (deps.options.scenario ?? directiveScenario)(context);
 }

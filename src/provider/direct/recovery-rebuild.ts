@@ -1,0 +1,156 @@
+/**
+ * Rebuilding a turn whose held Run broke right after the host's tool results went in:
+ * Cursor's copy of the turn is lost, but the host history is complete (every call has its
+ * result), so a new conversation is seeded from it and the model carries on from the
+ * results. Only when nothing new was shown and no new tool work started; missing results
+ * or work the host never saw keep the failure final.
+ *
+ * @module
+ */
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { CursorError } from "../../core/cursor-error.ts";
+import { createTurnAllowance, retryKind } from "../../session/recovery-guard.ts";
+import type { ProviderConfig } from "../provider-config.ts";
+import { heldRunFailure, rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
+import { replayFreshRun } from "./recovery-run.ts";
+import { prepareRun, type RunInputs } from "./run-opener.ts";
+import type { TurnStreamContext } from "./turn-stream.ts";
+import type { Conversation } from "../../session/conversation-store.ts";
+import type { ActiveTurn } from "./active-turn.ts";
+import { renderHistoryForReseed } from "./history-seed.ts";
+import type { TurnPlan } from "./turn-plan.ts";
+
+/**
+ * Whether a failed resumed pass may be rebuilt from host history.
+ *
+ * @param facts The failed turn, whether the pass showed anything, whether every owed
+ *   result came from the host, and whether the failure is transient.
+ * @returns Whether to rebuild.
+ */
+export function mayRebuild(facts: {
+  readonly turn: ActiveTurn;
+  readonly shown: boolean;
+  readonly resultsComplete: boolean;
+  readonly retryable: boolean;
+}): boolean {
+  const barrier = facts.turn.passGuard.barrier;
+  const unrepresented = barrier === "exec" || barrier === "tool-started";
+  return facts.retryable && facts.resultsComplete && !facts.shown && !unrepresented;
+}
+
+/**
+ * The plan of a rebuilt turn: the conversation gets a new Cursor id and starts cold with
+ * the whole host history, tool results included.
+ *
+ * @param conversation The session's conversation (its id rotates).
+ * @param prompt The host prompt ending with the tool results.
+ * @param systemPrompt The host's system prompt.
+ * @param newId The id source.
+ * @returns The plan, or `undefined` when the prompt does not end with tool results.
+ */
+export function rebuildPlan(
+  conversation: Conversation<ActiveTurn>,
+  prompt: LanguageModelV3Prompt,
+  systemPrompt: string,
+  newId: () => string,
+): TurnPlan | undefined {
+  const text = renderHistoryForReseed(prompt);
+  if (text === undefined) return undefined;
+  conversation.conversationId = newId();
+  conversation.checkpoint = undefined;
+  conversation.checkpointUsed = undefined;
+  conversation.checkpointCategories = undefined;
+  conversation.frozenSystemPrompt = systemPrompt;
+  conversation.requestContext = undefined;
+  return {
+    conversationId: conversation.conversationId,
+    groupId: conversation.groupId,
+    conversation,
+    checkpoint: new Uint8Array(0),
+    priorUsed: undefined,
+    userText: text,
+    systemPrompt,
+    continuity: "cold",
+    coldReason: "interrupted-run",
+    resetReason: "interrupted-run",
+  };
+}
+
+/**
+ * The `recover` hook of a resumed turn: rebuilds from host history once (see
+ * {@link mayRebuild}), then replays the rebuilt Run like any fresh one.
+ *
+ * @param config The provider configuration.
+ * @param input What the rebuilt Run is prepared from, and whether the host returned every
+ *   owed result.
+ * @returns The hook.
+ */
+export function rebuildHook(
+  config: ProviderConfig,
+  input: Omit<RunInputs, "plan"> & {
+    readonly conversation: Conversation<ActiveTurn> | undefined;
+    readonly resultsComplete: boolean;
+  },
+): NonNullable<TurnStreamContext["recover"]> {
+  const allowance = createTurnAllowance();
+  let replay: NonNullable<TurnStreamContext["recover"]> | undefined;
+  return async (failed) => {
+    if (replay !== undefined) return await replay(failed);
+    const failure = CursorError.from(failed.error);
+    const rebuild = input.conversation !== undefined && mayRebuild({
+      turn: failed.turn,
+      shown: failed.shown,
+      resultsComplete: input.resultsComplete,
+      retryable: failure.retryable ||
+        heldRunFailure(failed.error) === "missing-process-local-state",
+    });
+    if (config.logger.enabled) {
+      config.logger.line(runInterruptedLine({
+        conversationId: failed.turn.conversationId,
+        code: failure.code,
+        streamedChars: failed.turn.state.text.length,
+        replaySafe: rebuild,
+        checkpoints: failed.turn.guard.checkpoints,
+      }));
+    }
+    if (!rebuild || input.conversation === undefined || input.options.abortSignal?.aborted) {
+      return undefined;
+    }
+    if (!allowance.take(retryKind(failure))) {
+      return undefined;
+    }
+    const systemPrompt = input.conversation.frozenSystemPrompt ?? input.converted.systemPrompt;
+    const plan = rebuildPlan(
+      input.conversation,
+      input.options.prompt,
+      systemPrompt,
+      config.generateId,
+    );
+    if (plan === undefined) return undefined;
+    if (config.logger.enabled) {
+      config.logger.line(
+        `conversation reset: reason=interrupted-run sessionKey=${
+          input.key ?? "none"
+        } conversationId=${plan.conversationId} conversationGroupId=${plan.groupId}`,
+      );
+      config.logger.line(rebaseLine({
+        conversationId: plan.conversationId,
+        attempt: failed.attempt + 1,
+        kind: "rebuild",
+        code: failure.code,
+        delayMs: 0,
+      }));
+    }
+    const { openTurn } = await prepareRun(config, { ...input, plan });
+    replay = replayFreshRun({
+      config,
+      conversationId: plan.conversationId,
+      open: openTurn,
+      abortSignal: input.options.abortSignal,
+      allowance,
+    });
+    const rebuilt = await openTurn();
+    rebuilt.startFacts = failed.turn.startFacts;
+    return rebuilt;
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Replaying a fresh Run that failed before anything stateful happened: the same request
+ * (same checkpoint, same user message) on a new Run, within the turn's retry allowance,
+ * after the replay delay. Whatever the failed Run showed is filtered out of the replay by
+ * the turn stream, so the host sees the answer once.
+ *
+ * @module
+ */
+import { CursorError } from "../../core/cursor-error.ts";
+import {
+  createTurnAllowance,
+  MAX_INLINE_WAIT_MS,
+  replayDelayMs,
+  type RetryAllowance,
+  retryKind,
+} from "../../session/recovery-guard.ts";
+import type { ProviderConfig } from "../provider-config.ts";
+import type { ActiveTurn } from "./active-turn.ts";
+import { rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
+import type { TurnStreamContext } from "./turn-stream.ts";
+
+/**
+ * The `recover` hook of a turn started by a user message.
+ *
+ * @param input The provider configuration, the conversation, how to open the same Run
+ *   again, the call's abort signal and, optionally, the turn's retry allowance.
+ * @returns The hook for {@link TurnStreamContext.recover}.
+ */
+export function replayFreshRun(input: {
+  readonly config: ProviderConfig;
+  readonly conversationId: string;
+  readonly open: () => Promise<ActiveTurn>;
+  readonly abortSignal: AbortSignal | undefined;
+  readonly allowance?: RetryAllowance;
+}): NonNullable<TurnStreamContext["recover"]> {
+  const allowance = input.allowance ?? createTurnAllowance();
+  const { logger } = input.config;
+  return async ({ error, turn, attempt }) => {
+    const failure = CursorError.from(error);
+    const barrier = turn.pumpPasses > 1 ? "tool-results" : turn.guard.barrier;
+    const replaySafe = barrier === undefined && failure.retryable;
+    if (logger.enabled) {
+      logger.line(runInterruptedLine({
+        conversationId: input.conversationId,
+        code: failure.code,
+        streamedChars: turn.state.text.length,
+        replaySafe,
+        checkpoints: turn.guard.checkpoints,
+      }));
+    }
+    if (!replaySafe || input.abortSignal?.aborted) return undefined;
+    if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return undefined;
+    const kind = retryKind(failure);
+    if (!allowance.take(kind)) throw spent(failure, kind);
+    const delay = replayDelayMs(attempt, failure.retryAfterMs);
+    if (logger.enabled) {
+      logger.line(rebaseLine({
+        conversationId: input.conversationId,
+        attempt: attempt + 1,
+        kind,
+        code: failure.code,
+        delayMs: delay,
+      }));
+    }
+    if (!(await sleep(delay, input.abortSignal))) return undefined;
+    const replay = await input.open();
+    replay.startFacts = turn.startFacts;
+    return replay;
+  };
+}
+
+/** Waits, unless the call is aborted first; resolves whether the wait completed. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The failure once the turn's replays of this kind are spent: final, so the host does not
+ * multiply them with its own retries.
+ */
+function spent(failure: CursorError, kind: string): CursorError {
+  return new CursorError(
+    failure.code,
+    `${failure.message} (the turn's ${kind} retries are spent)`,
+    {
+      retryable: false,
+      retryAfterMs: failure.retryAfterMs,
+      connectCode: failure.connectCode,
+      httpStatus: failure.httpStatus,
+      detail: failure.detail,
+      cause: failure,
+    },
+  );
+}

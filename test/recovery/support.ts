@@ -1,0 +1,88 @@
+/** Shared pieces of the recovery tests: sessions, interrupted turns and the model's context. */
+import { jsonSchema, type ModelMessage, streamText, type Tool, tool, type ToolSet } from "ai";
+import type { CursorEmulator } from "../../src/testing/mod.ts";
+import type { emulatorProvider } from "../support/emulator.ts";
+
+/** Provider options that file every call under one host session. */
+export const session = (id: string): { providerOptions: { cursor: { sessionId: string } } } => ({
+  providerOptions: { cursor: { sessionId: id } },
+});
+
+/** Calls fail fast: the tests count every Run themselves. */
+export const quiet = { maxRetries: 0 } as const;
+
+/** A user message. */
+export const user = (text: string): ModelMessage => ({ role: "user", content: text });
+
+/** An assistant message with text. */
+export const assistant = (text: string): ModelMessage => ({ role: "assistant", content: text });
+
+/**
+ * Streams a turn and aborts it once the visible text contains `stopAt`, the way a host's
+ * Stop button does.
+ *
+ * @returns The text the user saw before the abort.
+ */
+export async function interruptAfter(
+  cursor: ReturnType<typeof emulatorProvider>,
+  messages: ModelMessage[],
+  sessionId: string,
+  stopAt: string,
+): Promise<string> {
+  const controller = new AbortController();
+  const result = streamText({
+    model: cursor("gpt-5"),
+    messages,
+    abortSignal: controller.signal,
+    ...session(sessionId),
+    ...quiet,
+    onError: () => {},
+  });
+  let seen = "";
+  try {
+    for await (const text of result.textStream) {
+      seen += text;
+      if (seen.includes(stopAt)) controller.abort();
+    }
+  } catch {
+    // the abort ends the stream
+  }
+  return seen;
+}
+
+/** A host shell tool the test runs itself (no `execute`: the step ends at the call). */
+export const declaredBash: Tool<{ command: string }, string> = tool({
+  description: "Run a shell command",
+  inputSchema: jsonSchema<{ command: string }>({
+    type: "object",
+    properties: { command: { type: "string" } },
+    required: ["command"],
+  }),
+  outputSchema: jsonSchema<string>({ type: "string" }),
+});
+
+/** Streams a turn to its end and returns the visible text. */
+export async function complete(
+  cursor: ReturnType<typeof emulatorProvider>,
+  messages: ModelMessage[],
+  sessionId: string,
+  tools?: ToolSet,
+): Promise<string> {
+  const result = streamText({
+    model: cursor("gpt-5"),
+    messages,
+    ...(tools === undefined ? {} : { tools }),
+    ...session(sessionId),
+    ...quiet,
+  });
+  let text = "";
+  for await (const delta of result.textStream) text += delta;
+  return text;
+}
+
+/** What the model saw on the last model call of the emulator's latest Run. */
+export function lastModelContext(emulator: CursorEmulator): string {
+  const runs = emulator.runs();
+  const calls = runs[runs.length - 1]?.modelCalls ?? [];
+  return (calls[calls.length - 1]?.context ?? []).join("\n");
+}
