@@ -20,7 +20,7 @@ import { errorFromResponse } from "../../transport/http-error.ts";
 
 /** Options for {@link createHttp2Transport}. */
 export interface Http2TransportOptions {
-  /** Limit on silence (no frame at all, heartbeats included) while reading; default 30 s. */
+  /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number | undefined;
   /** Connect deadline; default 15 s. */
   readonly connectTimeoutMs?: number | undefined;
@@ -90,11 +90,12 @@ function openHttp2Run(
     "te": "trailers",
   }, run.signal ? { signal: run.signal } : {});
   let failure: CursorError | undefined;
+  const streamFailure = (error: unknown) => streamFailureOf(error, run.signal?.aborted === true);
   request.on("error", (error) => (failure ??= streamFailure(error)));
   request.on("trailers", (trailers) => (failure ??= grpcTrailerError(trailers)));
   // Listen for the answer now: it may arrive while the turn still awaits hashes or the
   // start message, long before anyone reads the frames.
-  const answer = watchResponse(request, () => failure);
+  const answer = watchResponse(request, () => failure, streamFailure);
   const release = () => {
     if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
     session.unref();
@@ -107,7 +108,7 @@ function openHttp2Run(
       );
       return queue;
     },
-    frames: readResponse(request, answer, options, () => failure),
+    frames: readResponse(request, answer, options, () => failure, streamFailure),
     close: release,
   };
 }
@@ -159,6 +160,7 @@ async function* readResponse(
   answer: ResponseWatch,
   options: Http2TransportOptions,
   failure: () => CursorError | undefined,
+  streamFailure: (error: unknown) => CursorError,
 ): AsyncGenerator<Frame, void, undefined> {
   const headers = await answer.wait(options.connectTimeoutMs ?? 15_000);
   const status = Number(headers[":status"] ?? 0);
@@ -244,6 +246,7 @@ type Answer =
 function watchResponse(
   request: http2.ClientHttp2Stream,
   failure: () => CursorError | undefined,
+  streamFailure: (error: unknown) => CursorError,
 ): ResponseWatch {
   let answer: Answer | undefined;
   let notify: (() => void) | undefined;
@@ -305,20 +308,32 @@ function grpcTrailerError(trailers: http2.IncomingHttpHeaders): CursorError | un
   );
 }
 
-function streamFailure(error: unknown): CursorError {
+/**
+ * A stream that failed under the Run: the caller's own abort is `canceled`; anything else
+ * (a reset, a broken session, a socket error) is a retryable transport failure, never an
+ * abort, even when the runtime names it `AbortError`. A write may have reached Cursor, so
+ * it is not replay-safe.
+ */
+function streamFailureOf(error: unknown, callerAborted: boolean): CursorError {
   const base = CursorError.from(error);
-  if (base.code !== "internal") return base;
+  if (callerAborted) {
+    return base.code === "canceled"
+      ? base
+      : new CursorError("canceled", "Request was canceled", { cause: error });
+  }
+  if (base.code !== "internal" && base.code !== "canceled") return base;
   const code = typeof error === "object" && error !== null
     ? String((error as { code?: unknown }).code ?? "")
     : "";
   const classification = classifyFailure({ message: base.message });
+  const reset = base.code === "canceled" || code.startsWith("ERR_HTTP2");
   return new CursorError(
-    code.startsWith("ERR_HTTP2") ? "network" : classification.code,
-    `HTTP/2 stream failed: ${base.message}`,
-    {
-      retryable: true,
-      replaySafe: false,
-      cause: error,
-    },
+    reset ? "network" : classification.code,
+    `HTTP/2 stream failed: ${errorText(error)}`,
+    { retryable: true, replaySafe: false, cause: error },
   );
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
