@@ -35,6 +35,7 @@ export type {
   LanguageModelV3StreamResult,
   OpenRunOptions,
   ProviderV3,
+  RunCredentials,
   ToolExecution,
   WorkspaceFacts,
 } from "./mod.ts";
