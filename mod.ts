@@ -34,6 +34,7 @@ export type {
   AgentRunStream,
   AgentTransport,
   OpenRunOptions,
+  RunCredentials,
 } from "./src/transport/agent-transport.ts";
 export type { Frame } from "./src/transport/frame-stream.ts";
 export type { EndStream } from "./src/protocol/end-stream.ts";

@@ -39,6 +39,7 @@ export type {
   LanguageModelV3StreamResult,
   OpenRunOptions,
   ProviderV3,
+  RunCredentials,
   SnapshotRead,
   ToolExecution,
   WorkspaceFacts,

@@ -4,6 +4,7 @@
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
+import { startDeadline } from "../core/deadline.ts";
 import { errorFromResponse } from "../transport/http-error.ts";
 import { normalizeApiKey } from "./api-key.ts";
 import { validateCursorOrigin } from "./cursor-origin.ts";
@@ -35,22 +36,35 @@ export async function exchangeApiKey(
 ): Promise<CursorTokens> {
   const apiKey = normalizeApiKey(key);
   const base = validateCursorOrigin(options.apiBaseURL, { allowLoopback: options.allowLoopback });
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const deadline = startDeadline(
+    timeoutMs,
+    () =>
+      new CursorError(
+        "timeout",
+        `Cursor did not answer the API-key exchange within ${timeoutMs} ms`,
+        {
+          replaySafe: true,
+        },
+      ),
+    options.signal,
+  );
   let response: Response;
   try {
-    response = await options.fetch(`${base}/auth/exchange_user_api_key`, {
+    response = await deadline.race(options.fetch(`${base}/auth/exchange_user_api_key`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ apiKey }),
-      signal: AbortSignal.any([
-        AbortSignal.timeout(options.timeoutMs ?? 5_000),
-        ...(options.signal ? [options.signal] : []),
-      ]),
-    });
+      signal: deadline.signal,
+    }));
   } catch (cause) {
+    if (cause instanceof CursorError && cause.code === "timeout") throw cause;
     throw new CursorError("network", "Cannot reach Cursor to exchange the API key", {
       cause,
       replaySafe: true,
     });
+  } finally {
+    deadline.clear();
   }
   if (response.status === 401 || response.status === 403) {
     await response.body?.cancel();

@@ -6,6 +6,7 @@
  */
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { CursorError } from "../core/cursor-error.ts";
+import { startDeadline } from "../core/deadline.ts";
 import { type CursorTokens, parseTokens } from "./api-key-exchange.ts";
 import { validateCursorOrigin } from "./cursor-origin.ts";
 
@@ -170,16 +171,19 @@ type PollOutcome =
   | { readonly kind: "error"; readonly error: CursorError };
 
 async function pollOnce(url: string, options: PollBrowserLoginOptions): Promise<PollOutcome> {
+  const timeoutMs = options.requestTimeoutMs ?? 5_000;
+  const deadline = startDeadline(
+    timeoutMs,
+    () => new CursorError("timeout", `The sign-in poll did not answer within ${timeoutMs} ms`),
+    options.signal,
+  );
   let response: Response;
   try {
-    response = await options.fetch(url, {
+    response = await deadline.race(options.fetch(url, {
       method: "GET",
       headers: { "content-type": "application/json" },
-      signal: AbortSignal.any([
-        AbortSignal.timeout(options.requestTimeoutMs ?? 5_000),
-        ...(options.signal ? [options.signal] : []),
-      ]),
-    });
+      signal: deadline.signal,
+    }));
   } catch (cause) {
     if (options.signal?.aborted) {
       throw new CursorError("canceled", "The browser sign-in was canceled", { cause });
@@ -193,6 +197,8 @@ async function pollOnce(url: string, options: PollBrowserLoginOptions): Promise<
         { cause },
       ),
     };
+  } finally {
+    deadline.clear();
   }
   if (response.status === 404) {
     await response.body?.cancel();

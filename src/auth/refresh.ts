@@ -8,6 +8,7 @@
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
+import { startDeadline } from "../core/deadline.ts";
 import { type CursorTokens, parseTokens } from "./api-key-exchange.ts";
 import { validateCursorOrigin } from "./cursor-origin.ts";
 
@@ -128,17 +129,20 @@ async function tryVariant(
   options: RefreshOptions,
 ): Promise<Attempt> {
   const request = requestFor(variant, refreshToken);
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const deadline = startDeadline(
+    timeoutMs,
+    () => new CursorError("timeout", `${request.path} did not answer within ${timeoutMs} ms`),
+    options.signal,
+  );
   let response: Response;
   try {
-    response = await options.fetch(`${base}${request.path}`, {
+    response = await deadline.race(options.fetch(`${base}${request.path}`, {
       method: "POST",
       headers: request.headers,
       body: JSON.stringify(request.body),
-      signal: AbortSignal.any([
-        AbortSignal.timeout(options.timeoutMs ?? 5_000),
-        ...(options.signal ? [options.signal] : []),
-      ]),
-    });
+      signal: deadline.signal,
+    }));
   } catch (cause) {
     if (options.signal?.aborted) throw CursorError.from(cause);
     return {
@@ -146,6 +150,8 @@ async function tryVariant(
       transient: true,
       error: new CursorError("network", `${request.path} did not answer`, { cause }),
     };
+  } finally {
+    deadline.clear();
   }
   const body: unknown = await response.json().catch(() => undefined);
   if (response.status === 401 || response.status === 403) {

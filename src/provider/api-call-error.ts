@@ -30,8 +30,71 @@ const ADVICE: Partial<Record<CursorError["code"], string>> = {
     "Cursor rejected this client version; set CURSOR_CLIENT_VERSION to a current `cli-…` version",
   bad_model: "Pick a model from the current Cursor model list (refresh it if it is stale)",
   context_overflow:
-    "The conversation is too long for this model; compact it or pick a longer-context model",
+    "The conversation exceeds the context window of this model; compact it or pick a longer-context model",
 };
+
+/**
+ * Texts OpenCode 1.18.33 retries an `APICallError` on, whatever its `isRetryable` says
+ * (its `SessionRetry.retryable`, ADR 066), plus the words its fallback for other errors
+ * reads (`exhausted`, `unavailable`, `too_many_requests`). A failure that must not be
+ * retried may not contain any of them.
+ */
+const HOST_RETRY_TEXT: readonly RegExp[] = [
+  /429|500|502|503|504|524/i,
+  /rate increased too quickly|rate limit|rate-limit|rate_limit|too many requests/i,
+  /overloaded|service unavailable|service_unavailable|service-unavailable|internal error|internal_error|internal server error|server error|server_error|server-error|provider returned error|provider_returned_error|provider-returned-error/i,
+  /terminated|fetch failed|failed to fetch|network[-_\s]error|upstream connect|connection error|connection refused|connection lost|socket connection was closed|socket hang up|reset before headers|getaddrinfo|enotfound|eai_again|econnrefused|econnreset|etimedout/i,
+  /^timeout$|\b(?:request|response|connection|network|stream|read) (?:timeout|timed out|time out)\b/i,
+  /try your request again|retry your request|resource exhausted|resource_exhausted/i,
+  /\btry again (?:later|in\b)|\b(?:currently|temporarily) at capacity\b/i,
+  /exhausted|unavailable|too_many_requests/i,
+];
+
+/** Plain rewordings of retry words, tried before giving up on the server's text. */
+const REWORDINGS: readonly (readonly [RegExp, string])[] = [
+  [/resource[ _]exhausted/gi, "quota reached"],
+  [/exhausted/gi, "used up"],
+  [/\b(?:service[ _-])?unavailable/gi, "not available"],
+  [/too[ _]many[ _]requests/gi, "request cap reached"],
+  [/rate[ _-]?limit(?:ed)?/gi, "usage cap"],
+  [/\btry again\b/gi, "continue"],
+  [/\bHTTP (?:429|5\d\d)\b/g, "an HTTP refusal"],
+  [/internal[ _]error|(?:internal )?server[ _-]error/gi, "server fault"],
+  [/overloaded/gi, "busy"],
+];
+
+/** True when OpenCode would retry a failure whose message is `text` (ADR 066). */
+function looksRetryableToHost(text: string): boolean {
+  return HOST_RETRY_TEXT.some((pattern) => pattern.test(text));
+}
+
+/**
+ * The message of a failure that must not be retried, reworded so OpenCode does not
+ * retry it on its own: retry words are replaced; when the server's text still reads
+ * as retryable, only the code and the advice are shown (the full text stays in `cause`).
+ */
+function finalMessage(error: CursorError, advice: string | undefined): string {
+  const full = advice ? `${error.message}. ${advice}` : error.message;
+  if (!looksRetryableToHost(full)) return full;
+  let reworded = full;
+  for (const [pattern, replacement] of REWORDINGS) {
+    reworded = reworded.replace(pattern, replacement);
+  }
+  if (!looksRetryableToHost(reworded)) return reworded;
+  return `Cursor refused the request and retrying will not help${advice ? `. ${advice}` : ""}`;
+}
+
+/**
+ * The HTTP status shown to the host: 413 for a context overflow (OpenCode compacts on
+ * it), none for a final failure that arrived with a 5xx (OpenCode retries every 5xx).
+ */
+function hostStatus(error: CursorError): number | undefined {
+  if (error.code === "context_overflow") return 413;
+  if (!error.retryable && error.httpStatus !== undefined && error.httpStatus >= 500) {
+    return undefined;
+  }
+  return error.httpStatus;
+}
 
 /**
  * Converts any failure into what the AI SDK expects from a provider: an `AbortError`
@@ -113,12 +176,17 @@ function isConverted(reason: unknown): reason is Error {
 export function toApiCallError(reason: unknown, context: ApiCallContext): APICallError {
   const error = CursorError.from(reason);
   const advice = ADVICE[error.code];
-  const message = redactSecrets(advice ? `${error.message}. ${advice}` : error.message);
+  const message = redactSecrets(
+    error.retryable
+      ? (advice ? `${error.message}. ${advice}` : error.message)
+      : finalMessage(error, advice),
+  );
+  const statusCode = hostStatus(error);
   return new APICallError({
     message,
     url: context.url,
     requestBodyValues: context.requestBodyValues ?? {},
-    ...(error.httpStatus === undefined ? {} : { statusCode: error.httpStatus }),
+    ...(statusCode === undefined ? {} : { statusCode }),
     isRetryable: error.retryable,
     ...(error.retryAfterMs === undefined
       ? {}
@@ -129,6 +197,7 @@ export function toApiCallError(reason: unknown, context: ApiCallContext): APICal
       replaySafe: error.replaySafe,
       ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
       ...(error.connectCode === undefined ? {} : { connectCode: error.connectCode }),
+      ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
       ...(error.detail === undefined ? {} : { detail: error.detail.error }),
     },
   });

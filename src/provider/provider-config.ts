@@ -13,7 +13,7 @@ import { loopbackAllowedByEnv, validateCursorOrigin } from "../auth/cursor-origi
 import { createCredentialRedactor, type CredentialRedactor } from "../auth/credential-redactor.ts";
 import { validateAgentOrigin } from "../protocol/agent-host.ts";
 import { baseHeaders, resolveClientVersion } from "../protocol/headers.ts";
-import type { AgentTransport } from "../transport/agent-transport.ts";
+import type { AgentTransport, RunCredentials } from "../transport/agent-transport.ts";
 import { fetchAgentOrigin } from "../transport/server-config.ts";
 import { createSseTransport } from "../transport/sse-transport.ts";
 import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
@@ -144,7 +144,7 @@ export function resolveProviderConfig(
     fetch: fetchImpl,
     logger,
     redactor,
-    transport: resolveTransport(settings, adapters, fetchImpl),
+    transport: withRunCredentials(resolveTransport(settings, adapters, fetchImpl), tokens),
     blobs: createMemoryBlobStore(),
     workspace: { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace },
     now,
@@ -234,6 +234,23 @@ function resolveTransport(
       ? {}
       : { appendTimeoutMs: settings.timeouts.appendMs }),
   });
+}
+
+/**
+ * Gives every Run the token source, so each later request of a held Run (every
+ * BidiAppend) carries a current token and an HTTP/2 Run refused with 401 is re-opened
+ * once with a renewed one.
+ */
+function withRunCredentials(transport: AgentTransport, tokens: TokenSource): AgentTransport {
+  const rejected = tokens.rejected?.bind(tokens);
+  const credentials: RunCredentials = {
+    current: (signal) => tokens.accessToken(signal),
+    ...(rejected === undefined ? {} : { rejected }),
+  };
+  return {
+    kind: transport.kind,
+    openRun: (run) => transport.openRun({ ...run, credentials: run.credentials ?? credentials }),
+  };
 }
 
 async function resolveMachineId(

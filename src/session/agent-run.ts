@@ -35,6 +35,12 @@ export type ExecResultMessage = NonNullable<
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 /** How long to keep reading after `turn_ended` for the final checkpoint. */
 export const TAIL_GRACE_MS = 5_000;
+/**
+ * An active Run with no pending host work fails after this long without an inbound frame
+ * (30 s, as Cursor's CLI). Any server frame renews it (heartbeats, partial tool inputs);
+ * client heartbeats do not. The transport's 120 s read-idle limit stays as a backstop.
+ */
+const INBOUND_FRAME_IDLE_MS = 30_000;
 
 /** What a Run needs besides its stream. */
 export interface AgentRunOptions {
@@ -46,6 +52,11 @@ export interface AgentRunOptions {
   readonly heartbeatMs?: number;
   /** How long to wait for the stream's tail after `turn_ended`; default 5 s. */
   readonly tailGraceMs?: number;
+  /**
+   * How long the Run may wait for Cursor without an inbound frame; default 30 s. Only
+   * time spent waiting counts: while the host runs tools nobody waits.
+   */
+  readonly inboundIdleMs?: number;
 }
 
 /** Activity counts for the diagnostics lines. */
@@ -148,7 +159,9 @@ export class AgentRun {
     try {
       for (;;) {
         // After turn_ended only the tail (final checkpoint, end of stream) is awaited, and not for long.
-        const next = await nextBefore(frames, tailDeadline);
+        const idleMs = this.#options.inboundIdleMs ?? INBOUND_FRAME_IDLE_MS;
+        const next = await nextBefore(frames, turnEnded ? tailDeadline : Date.now() + idleMs);
+        if (next === "deadline" && !turnEnded) throw this.#silent(idleMs);
         if (next === "deadline" || next.done) break;
         const frame = next.value;
         if (frame.kind === "end") {
@@ -272,6 +285,14 @@ export class AgentRun {
     });
   }
 
+  #silent(idleMs: number): CursorError {
+    return new CursorError(
+      "timeout",
+      `No frame from Cursor for ${idleMs / 1000} s while the Run was active`,
+      { retryable: true, replaySafe: !this.activity.visibleOutput },
+    );
+  }
+
   #withReplaySafety(error: CursorError): CursorError {
     if (!error.replaySafe || !this.activity.visibleOutput) return error;
     return new CursorError(error.code, error.message, {
@@ -296,8 +317,10 @@ async function nextBefore<T>(
   const late = new Promise<"deadline">((resolve) => {
     timer = setTimeout(() => resolve("deadline"), Math.max(0, deadline - Date.now()));
   });
+  const next = iterator.next();
+  next.catch(() => {}); // after the deadline, the Run is closed and this read fails unheard
   try {
-    return await Promise.race([iterator.next(), late]);
+    return await Promise.race([next, late]);
   } finally {
     clearTimeout(timer);
   }

@@ -17,6 +17,22 @@ export interface OpenRunOptions {
   readonly requestId: string;
   /** Aborts the Run and releases everything. */
   readonly signal?: AbortSignal;
+  /**
+   * Where later requests of the Run get their access token. The token in `headers`
+   * authorizes the opening request; without `credentials` it is used for the whole Run.
+   */
+  readonly credentials?: RunCredentials | undefined;
+}
+
+/** Access tokens for a held Run, which can outlive the token it opened with. */
+export interface RunCredentials {
+  /** A currently valid token (the source renews it before expiry); asked before every request. */
+  current(signal?: AbortSignal): Promise<string>;
+  /**
+   * Cursor refused `token`: a token to retry with, renewed at most once per refused token.
+   * Absent when the credentials cannot be renewed.
+   */
+  rejected?(token: string, signal?: AbortSignal): Promise<string>;
 }
 
 /** A live Run. */

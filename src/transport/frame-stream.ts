@@ -2,7 +2,9 @@
  * Reads a Connect streaming response body as frames: message payloads (gunzipped when
  * flagged) and the final end-of-stream. Bounded: a frame over the size limit, a gzip
  * payload that inflates past it, or bytes after the end-of-stream fail with a typed
- * error; a body that stays silent past the idle limit fails with `timeout`.
+ * error; a body that delivers no whole frame within the idle limit fails with `timeout`
+ * (bytes of an unfinished frame do not count: a server dripping a frame byte by byte
+ * cannot hold the Run open forever).
  *
  * @module
  */
@@ -24,18 +26,21 @@ export type Frame =
 export interface ReadFramesOptions {
   /** Largest payload (compressed or inflated); default 16 MiB. */
   readonly maxBytes?: number | undefined;
-  /** Fail with `timeout` when no bytes arrive for this long; default 30 s. */
+  /**
+   * Fail with `timeout` when no whole frame arrives for this long while the body is read
+   * (time the caller spends between reads does not count); default 120 s.
+   */
   readonly readIdleMs?: number | undefined;
   /** Decoder for binary ErrorDetails in an end-of-stream error. */
   readonly decodeDetail: ErrorDetailDecoder;
 }
 
 /**
- * Default read-idle limit: 30 s without any inbound frame (server heartbeats count), as
- * Cursor's own CLI. A held Run is not read while the host runs tools, so this never
- * fires during tool execution.
+ * Default read-idle limit: 120 s without a whole inbound frame (server heartbeats count).
+ * A backstop: the Run driver's own 30 s no-frame rule fires first while it waits for
+ * Cursor. A held Run is not read while the host runs tools, so it never fires then.
  */
-export const DEFAULT_READ_IDLE_MS = 30_000;
+export const DEFAULT_READ_IDLE_MS = 120_000;
 
 /**
  * Iterates the frames of a Connect streaming body. The iteration ends after the
@@ -55,11 +60,17 @@ export async function* readFrames(
   const decoder = new EnvelopeDecoder(maxBytes);
   const reader = body.getReader();
   let ended = false;
+  const idleMs = options.readIdleMs ?? DEFAULT_READ_IDLE_MS;
+  /** Time spent waiting for the next whole frame, excluding time the caller held a frame. */
+  let waitedMs = 0;
   try {
     for (;;) {
-      const chunk = await readWithIdleLimit(reader, options.readIdleMs ?? DEFAULT_READ_IDLE_MS);
+      const started = Date.now();
+      const chunk = await readWithIdleLimit(reader, idleMs - waitedMs, idleMs);
+      waitedMs += Date.now() - started;
       if (chunk === undefined) break;
       for (const envelope of decoder.push(chunk)) {
+        waitedMs = 0;
         if (ended) {
           throw new CursorError(
             "protocol",
@@ -90,6 +101,7 @@ export async function* readFrames(
 
 async function readWithIdleLimit(
   reader: ReadableStreamDefaultReader<Uint8Array>,
+  remainingMs: number,
   idleMs: number,
 ): Promise<Uint8Array | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -99,14 +111,11 @@ async function readWithIdleLimit(
         reject(
           new CursorError(
             "timeout",
-            `No data from Cursor for ${Math.round(idleMs / 1000)} s (read-idle limit)`,
-            {
-              retryable: true,
-              replaySafe: true,
-            },
+            `No frame from Cursor for ${Math.round(idleMs / 1000)} s (read-idle limit)`,
+            { retryable: true, replaySafe: true },
           ),
         ),
-      idleMs,
+      Math.max(0, remainingMs),
     );
   });
   try {

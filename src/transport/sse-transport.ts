@@ -10,11 +10,17 @@
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import { CursorError } from "../core/cursor-error.ts";
+import { startDeadline } from "../core/deadline.ts";
 import { BidiRequestIdSchema } from "../gen/aiserver/v1/bidi_pb.ts";
 import { encodeBidiAppend } from "../protocol/bidi-append.ts";
 import { encodeEnvelope } from "../protocol/envelope.ts";
 import { decodeErrorDetail } from "../protocol/error-detail.ts";
-import type { AgentRunStream, AgentTransport, OpenRunOptions } from "./agent-transport.ts";
+import type {
+  AgentRunStream,
+  AgentTransport,
+  OpenRunOptions,
+  RunCredentials,
+} from "./agent-transport.ts";
 import { type Frame, readFrames } from "./frame-stream.ts";
 import { errorFromResponse } from "./http-error.ts";
 
@@ -24,7 +30,7 @@ export interface SseTransportOptions {
   readonly fetch?: typeof fetch;
   /** Largest frame accepted; default 16 MiB. */
   readonly maxFrameBytes?: number;
-  /** Limit on silence (no frame at all, heartbeats included) while reading; default 30 s. */
+  /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number;
   /** Deadline for one BidiAppend; default 30 s. */
   readonly appendTimeoutMs?: number;
@@ -32,6 +38,9 @@ export interface SseTransportOptions {
 
 /** Appends in flight at once per Run, as the official client (a 17th waits for one to settle). */
 export const MAX_APPENDS_IN_FLIGHT = 16;
+
+/** Deadline for one BidiAppend: 30 s. */
+const DEFAULT_APPEND_TIMEOUT_MS = 30_000;
 
 const RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE";
 const BIDI_APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend";
@@ -98,8 +107,9 @@ function openSseRun(
       return window.run(async () => {
         if (state.failure) throw state.failure;
         await append(fetchImpl, `${run.agentBaseURL}${BIDI_APPEND_PATH}`, appendHeaders, body, {
-          timeoutMs: options.appendTimeoutMs ?? 30_000,
+          timeoutMs: options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS,
           signal,
+          credentials: run.credentials,
         }).catch((error: unknown) => {
           const failure = state.failure ?? CursorError.from(error);
           fail(failure);
@@ -186,21 +196,53 @@ async function append(
   url: string,
   headers: Record<string, string>,
   body: Uint8Array,
-  options: { timeoutMs: number; signal: AbortSignal },
+  options: { timeoutMs: number; signal: AbortSignal; credentials: RunCredentials | undefined },
 ): Promise<void> {
-  let response: Response;
+  const deadline = startDeadline(
+    options.timeoutMs,
+    () =>
+      new CursorError("timeout", `BidiAppend did not answer within ${options.timeoutMs} ms`, {
+        retryable: true,
+        replaySafe: false,
+      }),
+    options.signal,
+  );
   try {
-    response = await fetchImpl(url, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/proto" },
-      body: body as Uint8Array<ArrayBuffer>,
-      signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
-    });
-  } catch (cause) {
-    throw networkFailure(cause, "BidiAppend");
+    const sent = await deadline.race(
+      withCurrentToken(headers, options.credentials, deadline.signal),
+    );
+    let response: Response;
+    try {
+      response = await deadline.race(fetchImpl(url, {
+        method: "POST",
+        headers: { ...sent, "content-type": "application/proto" },
+        body: body as Uint8Array<ArrayBuffer>,
+        signal: deadline.signal,
+      }));
+    } catch (cause) {
+      throw networkFailure(cause, "BidiAppend");
+    }
+    if (response.status !== 200) throw await errorFromResponse(response, "BidiService/BidiAppend");
+    await response.body?.cancel().catch(() => {});
+  } finally {
+    deadline.clear();
   }
-  if (response.status !== 200) throw await errorFromResponse(response, "BidiService/BidiAppend");
-  await response.body?.cancel().catch(() => {});
+}
+
+/** The headers with the credentials' current token, so a Run outlives the token it opened with. */
+async function withCurrentToken(
+  headers: Record<string, string>,
+  credentials: RunCredentials | undefined,
+  signal: AbortSignal,
+): Promise<Record<string, string>> {
+  if (credentials === undefined) return headers;
+  const token = await credentials.current(signal);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== "authorization") out[name] = value;
+  }
+  out.authorization = `Bearer ${token}`;
+  return out;
 }
 
 function appendLegHeaders(headers: Record<string, string>): Record<string, string> {

@@ -4,6 +4,7 @@
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
+import { startDeadline } from "../core/deadline.ts";
 import { errorFromResponse } from "./http-error.ts";
 
 /** A unary call. */
@@ -45,11 +46,11 @@ export async function callUnaryJson(call: UnaryCall, body: unknown): Promise<unk
 
 async function send(call: UnaryCall, contentType: string, body: BodyInit): Promise<Response> {
   const timeoutMs = call.timeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
-  const signals = [AbortSignal.timeout(timeoutMs), ...(call.signal ? [call.signal] : [])];
+  const deadline = startDeadline(timeoutMs, () => timeoutError(call.url, timeoutMs), call.signal);
   const headers = withoutStreamingHeaders(call.headers);
   let response: Response;
   try {
-    response = await call.fetch(call.url, {
+    response = await deadline.race(call.fetch(call.url, {
       method: "POST",
       headers: {
         ...headers,
@@ -57,13 +58,22 @@ async function send(call: UnaryCall, contentType: string, body: BodyInit): Promi
         ...(contentType === "application/json" ? { accept: "application/json" } : {}),
       },
       body,
-      signal: AbortSignal.any(signals),
-    });
+      signal: deadline.signal,
+    }));
   } catch (cause) {
     throw failure(cause, call.url, timeoutMs);
+  } finally {
+    deadline.clear();
   }
   if (response.status !== 200) throw await errorFromResponse(response, rpcName(call.url));
   return response;
+}
+
+function timeoutError(url: string, timeoutMs: number): CursorError {
+  return new CursorError("timeout", `${rpcName(url)} did not answer within ${timeoutMs} ms`, {
+    retryable: true,
+    replaySafe: true,
+  });
 }
 
 async function readBody(response: Response, url: string): Promise<ArrayBuffer> {

@@ -185,7 +185,7 @@ describe("failures against the emulator", () => {
       for await (const part of result.fullStream) {
         if (part.type === "error") errors.push(part.error);
       }
-      assert.match(String((errors[0] as Error | undefined)?.message), /No data from Cursor/);
+      assert.match(String((errors[0] as Error | undefined)?.message), /No frame from Cursor/);
     });
   });
 });

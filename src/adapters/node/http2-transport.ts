@@ -20,7 +20,7 @@ import { errorFromResponse } from "../../transport/http-error.ts";
 
 /** Options for {@link createHttp2Transport}. */
 export interface Http2TransportOptions {
-  /** Limit on silence (no frame at all, heartbeats included) while reading; default 30 s. */
+  /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number | undefined;
   /** Connect deadline; default 15 s. */
   readonly connectTimeoutMs?: number | undefined;
@@ -64,7 +64,7 @@ export function createHttp2Transport(
   };
   return {
     kind: "http2",
-    openRun: (run) => Promise.resolve(openHttp2Run(session(run.agentBaseURL), run, options)),
+    openRun: (run) => Promise.resolve(openHttp2Run(() => session(run.agentBaseURL), run, options)),
     close() {
       for (const s of sessions.values()) s.close();
       sessions.clear();
@@ -72,16 +72,27 @@ export function createHttp2Transport(
   };
 }
 
-function openHttp2Run(
+/** One HTTP/2 stream of a Run: the first, or the one re-opened after a refused token. */
+interface StreamAttempt {
+  readonly request: http2.ClientHttp2Stream;
+  readonly answer: ResponseWatch;
+  failure(): CursorError | undefined;
+  readonly streamFailure: (error: unknown) => CursorError;
+  /** Cursor answered 401 (recorded as soon as the headers arrive, read or not). */
+  refusedToken(): boolean;
+  release(): void;
+}
+
+function startAttempt(
   session: http2.ClientHttp2Session,
   run: OpenRunOptions,
-  options: Http2TransportOptions,
-): AgentRunStream {
+  headers: Record<string, string>,
+): StreamAttempt {
   session.ref();
   const request = session.request({
     ":method": "POST",
     ":path": RUN_PATH,
-    ...run.headers,
+    ...headers,
     "x-request-id": run.requestId,
     "content-type": "application/connect+proto",
     "connect-protocol-version": "1",
@@ -90,26 +101,107 @@ function openHttp2Run(
     "te": "trailers",
   }, run.signal ? { signal: run.signal } : {});
   let failure: CursorError | undefined;
+  let status = 0;
+  const streamFailure = (error: unknown) => streamFailureOf(error, run.signal?.aborted === true);
   request.on("error", (error) => (failure ??= streamFailure(error)));
   request.on("trailers", (trailers) => (failure ??= grpcTrailerError(trailers)));
+  request.once("response", (answer) => (status = Number(answer[":status"] ?? 0)));
   // Listen for the answer now: it may arrive while the turn still awaits hashes or the
   // start message, long before anyone reads the frames.
-  const answer = watchResponse(request, () => failure);
-  const release = () => {
-    if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
-    session.unref();
+  const answer = watchResponse(request, () => failure, streamFailure);
+  let released = false;
+  return {
+    request,
+    answer,
+    failure: () => failure,
+    streamFailure,
+    refusedToken: () => status === 401,
+    release() {
+      if (released) return;
+      released = true;
+      if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
+      session.unref();
+    },
   };
+}
+
+function openHttp2Run(
+  session: () => http2.ClientHttp2Session,
+  run: OpenRunOptions,
+  options: Http2TransportOptions,
+): AgentRunStream {
+  const drainMs = options.drainTimeoutMs ?? 5_000;
+  const rejected = run.credentials?.rejected?.bind(run.credentials);
+  let attempt = startAttempt(session(), run, run.headers);
+  let renewed = false;
+  /** Envelopes sent before the answer was read: a Run re-opened after a 401 sends them again. */
+  const unanswered: Uint8Array[] = [];
+  let answered = false;
   let queue: Promise<void> = Promise.resolve();
+  const mayRenew = () => rejected !== undefined && !renewed;
+  const writeTo = async (target: StreamAttempt, bytes: Uint8Array) => {
+    // A stream Cursor refused for its token is re-opened and sent everything again.
+    if (target.refusedToken() && mayRenew()) return;
+    try {
+      await write(target.request, bytes, drainMs, target.failure);
+    } catch (error) {
+      if (!(target.refusedToken() && mayRenew())) throw error;
+    }
+  };
+  /** Re-opens the Run once with a renewed token; false when no renewal is possible. */
+  const reopen = async (): Promise<boolean> => {
+    renewed = true;
+    const sent = bearerOf(run.headers);
+    if (rejected === undefined || sent === undefined) return false;
+    const fresh = await rejected(sent, run.signal).catch(() => undefined);
+    if (fresh === undefined || fresh === sent) return false;
+    const refused = attempt;
+    attempt = startAttempt(session(), run, withBearer(run.headers, fresh));
+    refused.release();
+    const target = attempt;
+    const replay = [...unanswered];
+    queue = queue.catch(() => {}).then(async () => {
+      for (const bytes of replay) await write(target.request, bytes, drainMs, target.failure);
+    });
+    return true;
+  };
+  async function* frames(): AsyncGenerator<Frame, void, undefined> {
+    const timeoutMs = options.connectTimeoutMs ?? 15_000;
+    let headers = await attempt.answer.wait(timeoutMs);
+    if (Number(headers[":status"] ?? 0) === 401 && mayRenew() && await reopen()) {
+      headers = await attempt.answer.wait(timeoutMs);
+    }
+    answered = true;
+    unanswered.length = 0;
+    yield* readResponse(attempt, headers, options);
+  }
   return {
     send(message) {
-      queue = queue.then(() =>
-        write(request, encodeEnvelope(message), options.drainTimeoutMs ?? 5_000, () => failure)
-      );
+      const bytes = encodeEnvelope(message);
+      if (!answered) unanswered.push(bytes);
+      const target = attempt;
+      queue = queue.then(() => writeTo(target, bytes));
       return queue;
     },
-    frames: readResponse(request, answer, options, () => failure),
-    close: release,
+    frames: frames(),
+    close: () => attempt.release(),
   };
+}
+
+function bearerOf(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === "authorization") return /^Bearer (.+)$/.exec(value)?.[1];
+  }
+  return undefined;
+}
+
+function withBearer(headers: Record<string, string>, token: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== "authorization") out[name] = value;
+  }
+  out.authorization = `Bearer ${token}`;
+  return out;
 }
 
 function write(
@@ -155,14 +247,13 @@ function write(
 }
 
 async function* readResponse(
-  request: http2.ClientHttp2Stream,
-  answer: ResponseWatch,
+  attempt: StreamAttempt,
+  headers: http2.IncomingHttpHeaders,
   options: Http2TransportOptions,
-  failure: () => CursorError | undefined,
 ): AsyncGenerator<Frame, void, undefined> {
-  const headers = await answer.wait(options.connectTimeoutMs ?? 15_000);
+  const { failure, streamFailure } = attempt;
   const status = Number(headers[":status"] ?? 0);
-  const body = bodyOf(request);
+  const body = bodyOf(attempt.request, streamFailure);
   if (status !== 200) {
     throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
   }
@@ -196,7 +287,10 @@ async function* readResponse(
  * reader is behind). Written here rather than with `Readable.toWeb`, whose Deno version
  * throws an uncaught error when data arrives after the reader cancelled.
  */
-function bodyOf(request: http2.ClientHttp2Stream): ReadableStream<Uint8Array> {
+function bodyOf(
+  request: http2.ClientHttp2Stream,
+  streamFailure: (error: unknown) => CursorError,
+): ReadableStream<Uint8Array> {
   let finished = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -218,7 +312,10 @@ function bodyOf(request: http2.ClientHttp2Stream): ReadableStream<Uint8Array> {
       request.once("close", () => {
         if (finished) return;
         finished = true;
-        controller.close();
+        // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
+        const reset = resetError(request);
+        if (reset) controller.error(streamFailure(reset));
+        else controller.close();
       });
     },
     pull() {
@@ -244,6 +341,7 @@ type Answer =
 function watchResponse(
   request: http2.ClientHttp2Stream,
   failure: () => CursorError | undefined,
+  streamFailure: (error: unknown) => CursorError,
 ): ResponseWatch {
   let answer: Answer | undefined;
   let notify: (() => void) | undefined;
@@ -256,14 +354,18 @@ function watchResponse(
     "error",
     (error) => settle({ kind: "failed", error: failure() ?? streamFailure(error) }),
   );
-  request.once("close", () =>
+  request.once("close", () => {
+    const reset = resetError(request);
     settle({
       kind: "failed",
       error: failure() ??
-        new CursorError("network", "The Run's stream closed before a response", {
-          replaySafe: true,
-        }),
-    }));
+        (reset ? streamFailure(reset) : new CursorError(
+          "network",
+          "The Run's stream closed before a response",
+          { replaySafe: true },
+        )),
+    });
+  });
   const outcome = (settled: Answer) =>
     settled.kind === "headers" ? Promise.resolve(settled.headers) : Promise.reject(settled.error);
   return {
@@ -305,20 +407,41 @@ function grpcTrailerError(trailers: http2.IncomingHttpHeaders): CursorError | un
   );
 }
 
-function streamFailure(error: unknown): CursorError {
+/**
+ * A stream that failed under the Run: the caller's own abort is `canceled`; anything else
+ * (a reset, a broken session, a socket error) is a retryable transport failure, never an
+ * abort, even when the runtime names it `AbortError`. A write may have reached Cursor, so
+ * it is not replay-safe.
+ */
+function streamFailureOf(error: unknown, callerAborted: boolean): CursorError {
   const base = CursorError.from(error);
-  if (base.code !== "internal") return base;
+  if (callerAborted) {
+    return base.code === "canceled"
+      ? base
+      : new CursorError("canceled", "Request was canceled", { cause: error });
+  }
+  if (base.code !== "internal" && base.code !== "canceled") return base;
   const code = typeof error === "object" && error !== null
     ? String((error as { code?: unknown }).code ?? "")
     : "";
   const classification = classifyFailure({ message: base.message });
+  const reset = base.code === "canceled" || code.startsWith("ERR_HTTP2");
   return new CursorError(
-    code.startsWith("ERR_HTTP2") ? "network" : classification.code,
-    `HTTP/2 stream failed: ${base.message}`,
-    {
-      retryable: true,
-      replaySafe: false,
-      cause: error,
-    },
+    reset ? "network" : classification.code,
+    `HTTP/2 stream failed: ${errorText(error)}`,
+    { retryable: true, replaySafe: false, cause: error },
   );
+}
+
+/** The stream's reset as an error, when Cursor reset it (RST_STREAM with an error code). */
+function resetError(request: http2.ClientHttp2Stream): Error | undefined {
+  const code = request.rstCode;
+  if (code === undefined || code === http2.constants.NGHTTP2_NO_ERROR) return undefined;
+  return Object.assign(new Error(`Cursor reset the stream (HTTP/2 error code ${code})`), {
+    code: "ERR_HTTP2_STREAM_ERROR",
+  });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

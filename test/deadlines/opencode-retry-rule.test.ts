@@ -1,0 +1,141 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { APICallError } from "@ai-sdk/provider";
+import { CURSOR_ERROR_CODES, CursorError } from "../../src/core/cursor-error.ts";
+import { toProviderError } from "../../src/provider/api-call-error.ts";
+import { parseEndStream } from "../../src/protocol/end-stream.ts";
+import { decodeErrorDetail } from "../../src/protocol/error-detail.ts";
+
+/*
+ * OpenCode 1.18.33's own rules, re-implemented from its binary (ADR 066): how a provider's
+ * APICallError becomes a session error (`context_overflow` or `api_error`), and whether
+ * `SessionRetry.retryable` retries an `api_error`.
+ */
+const RETRY_TEXT = [
+  /429|500|502|503|504|524/i,
+  /rate increased too quickly|rate limit|rate-limit|rate_limit|too many requests/i,
+  /overloaded|service unavailable|service_unavailable|service-unavailable|internal error|internal_error|internal server error|server error|server_error|server-error|provider returned error|provider_returned_error|provider-returned-error/i,
+  /terminated|fetch failed|failed to fetch|network[-_\s]error|upstream connect|connection error|connection refused|connection lost|socket connection was closed|socket hang up|reset before headers|getaddrinfo|enotfound|eai_again|econnrefused|econnreset|etimedout/i,
+  /^timeout$|\b(?:request|response|connection|network|stream|read) (?:timeout|timed out|time out)\b/i,
+  /try your request again|retry your request|resource exhausted|resource_exhausted/i,
+  /\btry again (?:later|in\b)|\b(?:currently|temporarily) at capacity\b/i,
+];
+const OVERFLOW_TEXT = [
+  /prompt is too long/i,
+  /exceeds the context window/i,
+  /context[_ ]length[_ ]exceeded/i,
+  /request entity too large/i,
+  /too many tokens/i,
+  /token limit exceeded/i,
+];
+const NOT_OVERFLOW_TEXT = [
+  /^(throttling error|service unavailable):/i,
+  /rate limit/i,
+  /too many requests/i,
+];
+
+const retryText = (text: string | undefined) =>
+  typeof text === "string" && RETRY_TEXT.some((pattern) => pattern.test(text));
+
+/** OpenCode's verdict on a provider error: compact, retry, or show it and stop. */
+function opencodeVerdict(error: APICallError): "compact" | "retry" | "final" {
+  const overflowText = !NOT_OVERFLOW_TEXT.some((pattern) => pattern.test(error.message)) &&
+    OVERFLOW_TEXT.some((pattern) => pattern.test(error.message));
+  if (overflowText || error.statusCode === 413) return "compact";
+  const status = error.statusCode;
+  if (
+    !error.isRetryable && !(status !== undefined && status >= 500) && !retryText(error.message) &&
+    !retryText(error.responseBody)
+  ) return "final";
+  return "retry";
+}
+
+/** Messages our layers produce, each with the words OpenCode reacts to. */
+const MESSAGES = [
+  "Cursor ended the Run: resource_exhausted: You've hit your usage limit. Try again in 3 days",
+  "AgentService/RunSSE failed with HTTP 429: rate limit exceeded (Too Many Requests)",
+  "unavailable: Service Unavailable, the provider is overloaded",
+  "internal: internal error on 14290 tokens",
+  "HTTP/2 stream failed: socket hang up",
+  "The model refused the request",
+];
+const STATUSES = [undefined, 400, 429, 503];
+
+function verdictFor(error: CursorError): string {
+  const converted = toProviderError(error, { url: "https://agent.cursor.sh/Run" });
+  if (!APICallError.isInstance(converted)) return `abort:${converted.name}`;
+  return opencodeVerdict(converted);
+}
+
+describe("OpenCode reads our errors as we classify them", () => {
+  for (const code of CURSOR_ERROR_CODES) {
+    it(`${code}: retried exactly when retryable, compacted when the context overflows`, () => {
+      for (const message of MESSAGES) {
+        for (const httpStatus of STATUSES) {
+          for (const retryable of [true, false]) {
+            const error = new CursorError(code, message, { retryable, httpStatus });
+            const expected = code === "canceled"
+              ? "abort:AbortError"
+              : code === "context_overflow"
+              ? "compact"
+              : retryable
+              ? "retry"
+              : "final";
+            assert.equal(verdictFor(error), expected, `${message} / ${httpStatus} / ${retryable}`);
+          }
+        }
+      }
+    });
+  }
+
+  it("keeps the gist of a quota refusal while not reading as retryable", () => {
+    const end = parseEndStream(
+      new TextEncoder().encode(JSON.stringify({
+        error: {
+          code: "resource_exhausted",
+          message: "resource_exhausted",
+          details: [{
+            type: "aiserver.v1.ErrorDetails",
+            debug: {
+              error: "ERROR_RATE_LIMITED_CHANGEABLE",
+              details: {
+                title: "You've hit your usage limit",
+                detail: "Try again in 3 days or raise your limit",
+                isRetryable: false,
+              },
+              isExpected: true,
+            },
+          }],
+        },
+      })),
+      decodeErrorDetail,
+    );
+    assert.ok(!end.ok);
+    const converted = toProviderError(end.error, { url: "https://agent.cursor.sh/Run" });
+    assert.ok(APICallError.isInstance(converted));
+    assert.equal(opencodeVerdict(converted), "final");
+    assert.match(converted.message, /usage limit/);
+  });
+
+  it("turns ERROR_CONVERSATION_TOO_LONG into a 413 that OpenCode compacts", () => {
+    const end = parseEndStream(
+      new TextEncoder().encode(JSON.stringify({
+        error: {
+          code: "invalid_argument",
+          message: "Conversation too long",
+          details: [{
+            type: "aiserver.v1.ErrorDetails",
+            debug: { error: "ERROR_CONVERSATION_TOO_LONG", details: { title: "Too long" } },
+          }],
+        },
+      })),
+      decodeErrorDetail,
+    );
+    assert.ok(!end.ok);
+    const converted = toProviderError(end.error, { url: "https://agent.cursor.sh/Run" });
+    assert.ok(APICallError.isInstance(converted));
+    assert.equal(converted.statusCode, 413);
+    assert.match(converted.message, /exceeds the context window/);
+    assert.equal(opencodeVerdict(converted), "compact");
+  });
+});
