@@ -32,6 +32,7 @@ import {
   interruptRun,
 } from "./direct/diagnostics/turn-billing.ts";
 import type { ProcessRunner } from "../cli/process-runner.ts";
+import { createRetryLedger, type RetryLedger } from "../session/retry-budget.ts";
 import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 
@@ -80,6 +81,8 @@ export interface ProviderConfig {
   readonly usage: UsageMode;
   /** One billing ledger per host session. */
   readonly billing: BillingBook;
+  /** The retry budgets of recent turns (shared with the host's retries of the same turn). */
+  readonly retries: RetryLedger;
   /** The agent origin (resolved once, shared). */
   agentOrigin(headers: Record<string, string>, signal?: AbortSignal): Promise<string>;
   /** Headers for one request: auth, client identity, checksum, a fresh request id. */
@@ -169,6 +172,7 @@ export function resolveProviderConfig(
         createMemorySnapshotStore(),
     usage: resolveUsageMode(settings.usage),
     billing,
+    retries: createRetryLedger({ now, env }),
     agentOrigin(headers, signal) {
       if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
       agentOrigin ??= fetchAgentOrigin({

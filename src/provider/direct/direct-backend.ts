@@ -7,6 +7,7 @@
  * @module
  */
 import type {
+  LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3ToolResultPart,
   SharedV3Warning,
@@ -30,6 +31,7 @@ import { planTurn } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { replayFreshRun } from "./recovery-run.ts";
+import type { RetryAllowance } from "../../session/recovery-guard.ts";
 import { rebuildHook } from "./recovery-rebuild.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
@@ -316,6 +318,7 @@ export class DirectBackend implements TurnBackend {
         conversationId: plan.conversationId,
         open: openTurn,
         abortSignal: options.abortSignal,
+        allowance: turnAllowance(config, input.key, options.prompt),
       }),
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
@@ -334,4 +337,19 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
+}
+
+/**
+ * The replay allowance of a turn, drawn from the shared budget of the session's turn (its
+ * last user message), so replays of the host's own retries of that turn count against the
+ * same 10 transport and 3 server retries (`CURSOR_ENDLESS_RETRIES` lifts the counts).
+ */
+function turnAllowance(
+  config: ProviderConfig,
+  key: string | undefined,
+  prompt: LanguageModelV3Prompt,
+): RetryAllowance {
+  const lastUser = [...prompt].reverse().find((message) => message.role === "user");
+  const budget = config.retries.budgetFor(key ?? "anonymous", JSON.stringify(lastUser ?? null));
+  return { take: (kind) => budget.request(kind).allowed };
 }

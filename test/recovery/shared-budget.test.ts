@@ -1,0 +1,61 @@
+/**
+ * The retry budget of a turn is shared with the host's own retries of that turn: a host
+ * that sends the same turn again after the replays were spent gets no new replays.
+ *
+ * @module
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { APICallError, streamText } from "ai";
+import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { quiet, session, user } from "./support.ts";
+
+async function attempt(
+  cursor: ReturnType<typeof emulatorProvider>,
+  prompt: string,
+  sessionId: string,
+): Promise<unknown> {
+  let error: unknown;
+  const result = streamText({
+    model: cursor("gpt-5"),
+    messages: [user(prompt)],
+    ...session(sessionId),
+    ...quiet,
+    onError: ({ error: e }) => {
+      error = e;
+    },
+  });
+  try {
+    for await (const _ of result.textStream) { /* drain */ }
+  } catch (e) {
+    error = e;
+  }
+  return error;
+}
+
+describe("retry budget shared with the host's retries", () => {
+  it("a host retry of a turn whose server retries are spent opens one Run and no replay", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator, "sse");
+      const prompt = "::text Alpha.\n::fault error code=unavailable";
+      const first = await attempt(cursor, prompt, "ses_budget");
+      assert.equal(emulator.runs().length, 4, "the first Run and three server replays");
+      assert.ok(APICallError.isInstance(first) && !first.isRetryable, String(first));
+      const retried = await attempt(cursor, prompt, "ses_budget");
+      assert.equal(emulator.runs().length, 5, "the host's retry: one Run, no replay");
+      assert.ok(APICallError.isInstance(retried), String(retried));
+      assert.equal(retried.isRetryable, false);
+      assert.match(retried.message, /server retries are spent/);
+    });
+  });
+
+  it("another turn of the same session has its own budget", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator, "sse");
+      await attempt(cursor, "::text One.\n::fault error code=unavailable", "ses_own");
+      const before = emulator.runs().length;
+      await attempt(cursor, "::text Two.\n::fault error code=unavailable", "ses_own");
+      assert.equal(emulator.runs().length - before, 4, "a new turn gets three replays again");
+    });
+  });
+});
