@@ -132,9 +132,11 @@ try {
       transport,
       ...(agentURL ? { agentBaseURL: agentURL } : {}),
       env: emulatorEnvironment(),
+      // The explanation below reads the occupancy shape (and Cursor's counters from raw).
+      usage: "occupancy",
       ...workspaceSetting,
     })
-    : createCursor({ apiKey, transport, ...workspaceSetting });
+    : createCursor({ apiKey, transport, usage: "occupancy", ...workspaceSetting });
   const model = requestedModel ?? (emulator ? "claude-4.5-sonnet" : "auto");
   banner(model, apiBaseURL, agentURL);
   const result = streamText({
