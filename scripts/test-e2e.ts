@@ -16,7 +16,7 @@ import { runCaptured } from "./lib/test-files.ts";
 import { bundleForNode } from "./lib/node-bundle.ts";
 
 const OUT_DIR = ".build/e2e";
-const SUITE_TIMEOUT_MS = 10 * 60 * 1000;
+const SUITE_TIMEOUT_MS = 25 * 60 * 1000;
 
 async function e2eFiles(): Promise<string[]> {
   if (Deno.args.length > 0) return [...Deno.args];
