@@ -9,6 +9,7 @@
  */
 import type { Conversation } from "../../session/conversation-store.ts";
 import type { ProviderConfig } from "../provider-config.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 
 /** How OpenCode's summarization agent prompt begins (taken from the 1.18.33 binary). */
@@ -57,12 +58,11 @@ export function markCompaction(
     // The mark must survive a restart too: the next write carries it.
     conversation.persistedCheckpoint = undefined;
   }
-  if (config.logger.enabled) {
-    config.logger.line(
-      `compaction=true sessionKey=${key ?? "none"} conversationId=${
-        conversation?.conversationId ?? "none"
-      } conversationGroupId=${conversation?.groupId ?? "none"} run=ephemeral`,
-    );
-  }
+  emitDiagnostic(config.logger, {
+    kind: "compaction",
+    sessionKey: key,
+    conversationId: conversation?.conversationId,
+    conversationGroupId: conversation?.groupId,
+  });
   return conversation;
 }

@@ -10,6 +10,7 @@ import { requestAvailableModels } from "../../catalog/available-models.ts";
 import type { CatalogModel } from "../../catalog/catalog-model.ts";
 import { assertImagesAccepted } from "../../catalog/image-capability.ts";
 import type { ProviderConfig } from "../provider-config.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
 
 /** The catalogue lookup behind the image check, read at most once while it succeeds. */
 export class ImageGate {
@@ -46,9 +47,10 @@ export class ImageGate {
           ...(signal ? { signal } : {}),
         });
       } catch (error) {
-        if (config.logger.enabled) {
-          config.logger.line(`images: catalogue unreadable (${(error as Error).name})`);
-        }
+        emitDiagnostic(config.logger, {
+          kind: "image-catalogue-unreadable",
+          errorName: (error as Error).name,
+        });
         this.#catalog = undefined;
         return undefined;
       }

@@ -14,6 +14,7 @@ import {
   snapshotStoreKey,
 } from "../../session/snapshot-persistence.ts";
 import type { ProviderConfig } from "../provider-config.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
 
 /**
  * Restores the session's conversation from its snapshot when this process holds none.
@@ -37,15 +38,26 @@ export async function restoreIfAbsent(
     scope: config.apiBaseURL,
   });
   if (!config.logger.enabled) return;
-  const restored = outcome.status === "restored" ? config.conversations.get(key) : undefined;
-  const detail = outcome.status === "restored"
-    ? ` conversationId=${restored?.conversationId} conversationGroupId=${restored?.groupId} blobs=${outcome.blobs} bytes=${outcome.bytes} ageMs=${outcome.ageMs} restoreMs=${
-      config.now() - started
-    }`
-    : outcome.status === "missing"
-    ? ""
-    : ` reason=${outcome.reason}`;
-  config.logger.line(`conversation persistence: ${outcome.status} sessionKey=${key}${detail}`);
+  if (outcome.status === "restored") {
+    const restored = config.conversations.get(key);
+    emitDiagnostic(config.logger, {
+      kind: "persistence-restored",
+      sessionKey: key,
+      conversationId: restored?.conversationId,
+      conversationGroupId: restored?.groupId,
+      blobs: outcome.blobs,
+      bytes: outcome.bytes,
+      ageMs: outcome.ageMs,
+      restoreMs: config.now() - started,
+    });
+  } else {
+    emitDiagnostic(config.logger, {
+      kind: "persistence-outcome",
+      status: outcome.status,
+      sessionKey: key,
+      ...(outcome.status === "missing" ? {} : { reason: outcome.reason }),
+    });
+  }
 }
 
 /**
@@ -69,14 +81,13 @@ export async function persistConversation(
     await snapshots.write(snapshotStoreKey(config.apiBaseURL, conversation.key), bytes);
     conversation.persistedCheckpoint = conversation.checkpoint;
   } catch (error) {
-    if (config.logger.enabled) {
-      const reason = error instanceof Error ? error.message : String(error);
-      config.logger.line(
-        `conversation persistence: save failure sessionKey=${conversation.key} reason=${
-          reason.replace(/\s+/g, " ").slice(0, 200)
-        }`,
-      );
-    }
+    const reason = error instanceof Error ? error.message : String(error);
+    emitDiagnostic(config.logger, {
+      kind: "persistence-outcome",
+      status: "save failure",
+      sessionKey: conversation.key,
+      reason: reason.replace(/\s+/g, " ").slice(0, 200),
+    });
   }
 }
 

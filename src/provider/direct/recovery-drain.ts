@@ -13,7 +13,7 @@ import type { Conversation } from "../../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
 import { promptDigests } from "./history.ts";
 import type { HostTools } from "./tools/host-tools.ts";
-import { drainLine, type DrainOutcome, freshTurnLine } from "./recovery-lines.ts";
+import { type DrainOutcome, logDrain, logFreshTurn } from "./recovery-lines.ts";
 
 /** How long a superseded Run may take to reach `turn_ended`. */
 export const DRAIN_TIMEOUT_MS = 15_000;
@@ -51,11 +51,11 @@ export async function drainSupersededTurn(input: {
   const pending = new Set(turn.pendingIds);
   const found = hostResults(input.prompt, pending);
   if (logger.enabled) {
-    logger.line(freshTurnLine({
+    logFreshTurn(logger, {
       conversationId: turn.conversationId,
       cancelled: pending.size - found.length,
       delivered: found.length,
-    }));
+    });
   }
   let discardedChars = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -90,7 +90,7 @@ export async function drainSupersededTurn(input: {
     outcome = "no-checkpoint";
   }
   if (logger.enabled) {
-    logger.line(drainLine({ conversationId: turn.conversationId, outcome, discardedChars }));
+    logDrain(logger, { conversationId: turn.conversationId, outcome, discardedChars });
   }
   return {
     outcome,

@@ -6,110 +6,124 @@
  * @module
  */
 
-/** How draining a superseded Run ended. */
-export type DrainOutcome = "turn-ended" | "timeout" | "error" | "no-checkpoint";
+import type { DebugLogger } from "../../core/logger.ts";
+import type { DrainOutcome } from "./diagnostics/events.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
+
+export type { DrainOutcome };
 
 /**
- * The line written when a new user turn cancels the held Run's outstanding execs.
+ * Writes the line of a new user turn cancelling the held Run's outstanding execs.
  *
+ * @param logger The debug logger.
  * @param facts The conversation, how many execs were cancelled and how many results the
  *   host history supplied instead.
- * @returns The line.
  *
  * @example
  * ```ts
- * import { freshTurnLine } from "./recovery-lines.ts";
+ * import { createMemoryLogger } from "../../core/logger.ts";
+ * import { logFreshTurn } from "./recovery-lines.ts";
  *
- * const line = freshTurnLine({ conversationId: "c-1", cancelled: 1, delivered: 0 });
- * console.assert(line.startsWith("fresh turn: cancelled 1 pending exec(s)"));
+ * const { logger, lines } = createMemoryLogger();
+ * logFreshTurn(logger, { conversationId: "c-1", cancelled: 1, delivered: 0 });
+ * console.assert(lines[0].startsWith("fresh turn: cancelled 1 pending exec(s)"));
  * ```
  */
-export function freshTurnLine(
+export function logFreshTurn(
+  logger: DebugLogger,
   facts: { conversationId: string; cancelled: number; delivered: number },
-): string {
-  return `fresh turn: cancelled ${facts.cancelled} pending exec(s) delivered=${facts.delivered} conversationId=${facts.conversationId}`;
+): void {
+  emitDiagnostic(logger, { kind: "fresh-turn", ...facts });
 }
 
 /**
- * The line written once a superseded Run was drained (or could not be).
+ * Writes the line of a superseded Run drained (or not).
  *
+ * @param logger The debug logger.
  * @param facts The conversation, the outcome and how much unseen output was discarded.
- * @returns The line.
  *
  * @example
  * ```ts
- * import { drainLine } from "./recovery-lines.ts";
+ * import { createMemoryLogger } from "../../core/logger.ts";
+ * import { logDrain } from "./recovery-lines.ts";
  *
- * const line = drainLine({ conversationId: "c-1", outcome: "turn-ended", discardedChars: 0 });
- * console.assert(line.startsWith("drain outcome=turn-ended"));
+ * const { logger, lines } = createMemoryLogger();
+ * logDrain(logger, { conversationId: "c-1", outcome: "turn-ended", discardedChars: 0 });
+ * console.assert(lines[0].startsWith("drain outcome=turn-ended"));
  * ```
  */
-export function drainLine(
+export function logDrain(
+  logger: DebugLogger,
   facts: { conversationId: string; outcome: DrainOutcome; discardedChars: number },
-): string {
-  return `drain outcome=${facts.outcome} conversationId=${facts.conversationId} discardedChars=${facts.discardedChars}`;
+): void {
+  emitDiagnostic(logger, { kind: "drain", ...facts });
 }
 
 /**
- * The line written when a turn's Run ends before `turn_ended` (dropped, reset, error).
+ * Writes the line of a turn's Run ending before `turn_ended` (dropped, reset, error).
  *
+ * @param logger The debug logger.
  * @param facts The conversation, the error code, and what the turn had streamed.
- * @returns The line.
  *
  * @example
  * ```ts
- * import { runInterruptedLine } from "./recovery-lines.ts";
+ * import { createMemoryLogger } from "../../core/logger.ts";
+ * import { logRunInterrupted } from "./recovery-lines.ts";
  *
- * const line = runInterruptedLine({
+ * const { logger, lines } = createMemoryLogger();
+ * logRunInterrupted(logger, {
  *   conversationId: "c-1",
  *   code: "network",
  *   streamedChars: 12,
  *   replaySafe: true,
  *   checkpoints: 0,
  * });
- * console.assert(line.startsWith("Run interrupted: "));
+ * console.assert(lines[0].startsWith("Run interrupted: "));
  * ```
  */
-export function runInterruptedLine(facts: {
+export function logRunInterrupted(logger: DebugLogger, facts: {
   conversationId: string;
   code: string;
   streamedChars: number;
   replaySafe: boolean;
   checkpoints: number;
-}): string {
-  return `Run interrupted: conversationId=${facts.conversationId} code=${facts.code} streamedChars=${facts.streamedChars} replaySafe=${facts.replaySafe} checkpoints=${facts.checkpoints}`;
+}): void {
+  emitDiagnostic(logger, { kind: "run-interrupted", ...facts });
 }
 
 /**
- * The line written when an interrupted fresh Run is replayed on a new Run from the
- * turn's starting checkpoint.
+ * Writes the line of an interrupted fresh Run replayed on a new Run from the turn's
+ * starting checkpoint.
  *
+ * @param logger The debug logger.
  * @param facts The conversation, the replay number, which allowance it used, the failure
  *   code and the wait before it.
- * @returns The line.
  *
  * @example
  * ```ts
- * import { rebaseLine } from "./recovery-lines.ts";
+ * import { createMemoryLogger } from "../../core/logger.ts";
+ * import { logRebase } from "./recovery-lines.ts";
  *
- * const line = rebaseLine({
+ * const { logger, lines } = createMemoryLogger();
+ * logRebase(logger, {
  *   conversationId: "c-1",
  *   attempt: 1,
  *   kind: "transport",
  *   code: "network",
  *   delayMs: 0,
  * });
- * console.assert(line.startsWith("rebasing fresh Run: "));
+ * console.assert(lines[0].startsWith("rebasing fresh Run: "));
  * ```
  */
-export function rebaseLine(facts: {
+export function logRebase(logger: DebugLogger, facts: {
   conversationId: string;
   attempt: number;
   kind: string;
   code: string;
   delayMs: number;
-}): string {
-  return `rebasing fresh Run: conversationId=${facts.conversationId} attempt=${facts.attempt} retry=${facts.kind} code=${facts.code} delayMs=${facts.delayMs} resume=false`;
+}): void {
+  const { kind, ...rest } = facts;
+  emitDiagnostic(logger, { kind: "rebase", retry: kind, ...rest });
 }
 
 /**

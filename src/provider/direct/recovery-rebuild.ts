@@ -11,7 +11,8 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import { createTurnAllowance, retryKind } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import { heldRunFailure, rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
+import { heldRunFailure, logRebase, logRunInterrupted } from "./recovery-lines.ts";
 import { replayFreshRun } from "./recovery-run.ts";
 import { prepareRun, type RunInputs } from "./run-opener.ts";
 import type { TurnStreamContext } from "./turn-stream.ts";
@@ -105,13 +106,13 @@ export function rebuildHook(
         heldRunFailure(failed.error) === "missing-process-local-state",
     });
     if (config.logger.enabled) {
-      config.logger.line(runInterruptedLine({
+      logRunInterrupted(config.logger, {
         conversationId: failed.turn.conversationId,
         code: failure.code,
         streamedChars: failed.turn.state.text.length,
         replaySafe: rebuild,
         checkpoints: failed.turn.guard.checkpoints,
-      }));
+      });
     }
     if (!rebuild || input.conversation === undefined || input.options.abortSignal?.aborted) {
       return undefined;
@@ -128,18 +129,20 @@ export function rebuildHook(
     );
     if (plan === undefined) return undefined;
     if (config.logger.enabled) {
-      config.logger.line(
-        `conversation reset: reason=interrupted-run sessionKey=${
-          input.key ?? "none"
-        } conversationId=${plan.conversationId} conversationGroupId=${plan.groupId}`,
-      );
-      config.logger.line(rebaseLine({
+      emitDiagnostic(config.logger, {
+        kind: "conversation-reset",
+        reason: "interrupted-run",
+        sessionKey: input.key ?? "none",
+        conversationId: plan.conversationId,
+        conversationGroupId: plan.groupId,
+      });
+      logRebase(config.logger, {
         conversationId: plan.conversationId,
         attempt: failed.attempt + 1,
         kind: "rebuild",
         code: failure.code,
         delayMs: 0,
-      }));
+      });
     }
     const { openTurn } = await prepareRun(config, { ...input, plan });
     replay = replayFreshRun({

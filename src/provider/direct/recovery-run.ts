@@ -16,7 +16,7 @@ import {
 } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "./active-turn.ts";
-import { rebaseLine, runInterruptedLine } from "./recovery-lines.ts";
+import { logRebase, logRunInterrupted } from "./recovery-lines.ts";
 import type { TurnStreamContext } from "./turn-stream.ts";
 
 /**
@@ -40,13 +40,13 @@ export function replayFreshRun(input: {
     const barrier = turn.pumpPasses > 1 ? "tool-results" : turn.guard.barrier;
     const replaySafe = barrier === undefined && failure.retryable;
     if (logger.enabled) {
-      logger.line(runInterruptedLine({
+      logRunInterrupted(logger, {
         conversationId: input.conversationId,
         code: failure.code,
         streamedChars: turn.state.text.length,
         replaySafe,
         checkpoints: turn.guard.checkpoints,
-      }));
+      });
     }
     if (!replaySafe || input.abortSignal?.aborted) return undefined;
     if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return undefined;
@@ -54,13 +54,13 @@ export function replayFreshRun(input: {
     if (!allowance.take(kind)) throw spent(failure, kind);
     const delay = replayDelayMs(attempt, failure.retryAfterMs);
     if (logger.enabled) {
-      logger.line(rebaseLine({
+      logRebase(logger, {
         conversationId: input.conversationId,
         attempt: attempt + 1,
         kind,
         code: failure.code,
         delayMs: delay,
-      }));
+      });
     }
     if (!(await sleep(delay, input.abortSignal))) return undefined;
     const replay = await input.open();

@@ -224,6 +224,81 @@ export type BillingStepEvent = { readonly kind: "billing-step" } & BillingRecord
 /** `billing: turn real=…` — a Run's terminal counters priced. */
 export type BillingTurnRealEvent = { readonly kind: "billing-turn-real" } & TurnRealRecord;
 
+/** `conversation persistence: restored` — a snapshot brought a conversation back. */
+export interface PersistenceRestoredEvent {
+  readonly kind: "persistence-restored";
+  readonly sessionKey: string;
+  readonly conversationId: string | undefined;
+  readonly conversationGroupId: string | undefined;
+  readonly blobs: number;
+  readonly bytes: number;
+  readonly ageMs: number;
+  readonly restoreMs: number;
+}
+
+/** `conversation persistence: missing|invalid|expired|restore failure|save failure`. */
+export interface PersistenceOutcomeEvent {
+  readonly kind: "persistence-outcome";
+  readonly status: "missing" | "invalid" | "expired" | "restore failure" | "save failure";
+  readonly sessionKey: string;
+  /** Why (absent for `missing`); whitespace folded, at most 200 characters. */
+  readonly reason?: string;
+}
+
+/** `compaction=true` — the host compacted; the next Run is ephemeral. */
+export interface CompactionEvent {
+  readonly kind: "compaction";
+  readonly sessionKey: string | undefined;
+  readonly conversationId: string | undefined;
+  readonly conversationGroupId: string | undefined;
+}
+
+/** `images: catalogue unreadable (ErrorName)`. */
+export interface ImageCatalogueEvent {
+  readonly kind: "image-catalogue-unreadable";
+  readonly errorName: string;
+}
+
+/** `fresh turn: cancelled N pending exec(s)` — a new user turn supersedes a held Run. */
+export interface FreshTurnEvent {
+  readonly kind: "fresh-turn";
+  readonly conversationId: string;
+  readonly cancelled: number;
+  readonly delivered: number;
+}
+
+/** How draining a superseded Run ended. */
+export type DrainOutcome = "turn-ended" | "timeout" | "error" | "no-checkpoint";
+
+/** `drain outcome=` — a superseded Run was drained (or could not be). */
+export interface DrainEvent {
+  readonly kind: "drain";
+  readonly conversationId: string;
+  readonly outcome: DrainOutcome;
+  readonly discardedChars: number;
+}
+
+/** `Run interrupted:` — a turn's Run ended before `turn_ended`. */
+export interface RunInterruptedEvent {
+  readonly kind: "run-interrupted";
+  readonly conversationId: string;
+  readonly code: string;
+  readonly streamedChars: number;
+  readonly replaySafe: boolean;
+  readonly checkpoints: number;
+}
+
+/** `rebasing fresh Run:` — an interrupted fresh Run replays from its starting checkpoint. */
+export interface RebaseEvent {
+  readonly kind: "rebase";
+  readonly conversationId: string;
+  readonly attempt: number;
+  /** Which retry allowance the replay used. */
+  readonly retry: string;
+  readonly code: string;
+  readonly delayMs: number;
+}
+
 /** Every debug line of the direct backend. */
 export type DiagnosticEvent =
   | OutboundRunEvent
@@ -242,4 +317,12 @@ export type DiagnosticEvent =
   | CacheDiagnosisEvent
   | ContextWarningEvent
   | BillingStepEvent
-  | BillingTurnRealEvent;
+  | BillingTurnRealEvent
+  | PersistenceRestoredEvent
+  | PersistenceOutcomeEvent
+  | CompactionEvent
+  | ImageCatalogueEvent
+  | FreshTurnEvent
+  | DrainEvent
+  | RunInterruptedEvent
+  | RebaseEvent;

@@ -10,7 +10,11 @@ import { billingLine, turnRealLine } from "../../../billing/billing-line.ts";
 import type {
   CacheDiagnosisEvent,
   DiagnosticEvent,
+  DrainEvent,
   FinishEvent,
+  FreshTurnEvent,
+  RebaseEvent,
+  RunInterruptedEvent,
   TurnEndedRawEvent,
   UsageValidationEvent,
   WireCounter,
@@ -84,6 +88,20 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       return billingLine(event);
     case "billing-turn-real":
       return turnRealLine(event);
+    case "persistence-restored":
+      return `conversation persistence: restored sessionKey=${event.sessionKey} conversationId=${event.conversationId} conversationGroupId=${event.conversationGroupId} blobs=${event.blobs} bytes=${event.bytes} ageMs=${event.ageMs} restoreMs=${event.restoreMs}`;
+    case "persistence-outcome":
+      return `conversation persistence: ${event.status} sessionKey=${event.sessionKey}${
+        event.reason === undefined ? "" : ` reason=${event.reason}`
+      }`;
+    case "compaction":
+      return `compaction=true sessionKey=${event.sessionKey ?? "none"} conversationId=${
+        event.conversationId ?? "none"
+      } conversationGroupId=${event.conversationGroupId ?? "none"} run=ephemeral`;
+    case "image-catalogue-unreadable":
+      return `images: catalogue unreadable (${event.errorName})`;
+    default:
+      return recoveryText(event);
   }
 }
 
@@ -109,6 +127,21 @@ export function emitDiagnostic(logger: DebugLogger, event: DiagnosticEvent): voi
   const text = formatDiagnostic(event);
   if (logger.record) logger.record(event, text);
   else logger.line(text);
+}
+
+function recoveryText(
+  event: FreshTurnEvent | DrainEvent | RunInterruptedEvent | RebaseEvent,
+): string {
+  switch (event.kind) {
+    case "fresh-turn":
+      return `fresh turn: cancelled ${event.cancelled} pending exec(s) delivered=${event.delivered} conversationId=${event.conversationId}`;
+    case "drain":
+      return `drain outcome=${event.outcome} conversationId=${event.conversationId} discardedChars=${event.discardedChars}`;
+    case "run-interrupted":
+      return `Run interrupted: conversationId=${event.conversationId} code=${event.code} streamedChars=${event.streamedChars} replaySafe=${event.replaySafe} checkpoints=${event.checkpoints}`;
+    case "rebase":
+      return `rebasing fresh Run: conversationId=${event.conversationId} attempt=${event.attempt} retry=${event.retry} code=${event.code} delayMs=${event.delayMs} resume=false`;
+  }
 }
 
 function turnEndedRawText(event: TurnEndedRawEvent): string {
