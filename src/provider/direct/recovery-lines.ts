@@ -26,7 +26,7 @@ export type { DrainOutcome };
  *
  * const { logger, lines } = createMemoryLogger();
  * logFreshTurn(logger, { conversationId: "c-1", cancelled: 1, delivered: 0 });
- * console.assert(lines[0].startsWith("fresh turn: cancelled 1 pending exec(s)"));
+ * console.assert(lines[0]?.startsWith("fresh turn: cancelled 1 pending exec(s)") === true);
  * ```
  */
 export function logFreshTurn(
@@ -49,7 +49,7 @@ export function logFreshTurn(
  *
  * const { logger, lines } = createMemoryLogger();
  * logDrain(logger, { conversationId: "c-1", outcome: "turn-ended", discardedChars: 0 });
- * console.assert(lines[0].startsWith("drain outcome=turn-ended"));
+ * console.assert(lines[0]?.startsWith("drain outcome=turn-ended") === true);
  * ```
  */
 export function logDrain(
@@ -78,7 +78,7 @@ export function logDrain(
  *   replaySafe: true,
  *   checkpoints: 0,
  * });
- * console.assert(lines[0].startsWith("Run interrupted: "));
+ * console.assert(lines[0]?.startsWith("Run interrupted: ") === true);
  * ```
  */
 export function logRunInterrupted(logger: DebugLogger, facts: {
@@ -112,7 +112,7 @@ export function logRunInterrupted(logger: DebugLogger, facts: {
  *   code: "network",
  *   delayMs: 0,
  * });
- * console.assert(lines[0].startsWith("rebasing fresh Run: "));
+ * console.assert(lines[0]?.startsWith("rebasing fresh Run: ") === true);
  * ```
  */
 export function logRebase(logger: DebugLogger, facts: {
