@@ -7,11 +7,11 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { APICallError, streamText } from "ai";
+import { APICallError } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { assistant, complete, quiet, session, user } from "./support.ts";
+import { assistant, complete, streamTurn as turn, user } from "./support.ts";
 
 /** Where in the turn the fault fires (the directive script around it). */
 const POINTS = {
@@ -24,35 +24,6 @@ const POINTS = {
 /** Faults a replay recovers from (once), and faults that stay final. */
 const REPLAYED = ["drop", "goaway", "rst-stream", "error code=unavailable"] as const;
 const FINAL = ["quota", "error code=invalid_argument"] as const;
-
-interface Outcome {
-  readonly text: string;
-  readonly error: unknown;
-}
-
-async function turn(
-  cursor: ReturnType<typeof emulatorProvider>,
-  prompt: string,
-  sessionId: string,
-): Promise<Outcome> {
-  let error: unknown;
-  const result = streamText({
-    model: cursor("gpt-5"),
-    messages: [user(prompt)],
-    ...session(sessionId),
-    ...quiet,
-    onError: ({ error: e }) => {
-      error = e;
-    },
-  });
-  let text = "";
-  try {
-    for await (const delta of result.textStream) text += delta;
-  } catch (e) {
-    error = e;
-  }
-  return { text, error };
-}
 
 /** The answer the script gives without the fault (a clean session of the same emulator). */
 async function intended(

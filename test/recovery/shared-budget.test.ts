@@ -6,31 +6,16 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { APICallError, streamText } from "ai";
+import { APICallError } from "ai";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { quiet, session, user } from "./support.ts";
+import { streamTurn } from "./support.ts";
 
 async function attempt(
   cursor: ReturnType<typeof emulatorProvider>,
   prompt: string,
   sessionId: string,
 ): Promise<unknown> {
-  let error: unknown;
-  const result = streamText({
-    model: cursor("gpt-5"),
-    messages: [user(prompt)],
-    ...session(sessionId),
-    ...quiet,
-    onError: ({ error: e }) => {
-      error = e;
-    },
-  });
-  try {
-    for await (const _ of result.textStream) { /* drain */ }
-  } catch (e) {
-    error = e;
-  }
-  return error;
+  return (await streamTurn(cursor, prompt, sessionId)).error;
 }
 
 describe("retry budget shared with the host's retries", () => {

@@ -86,3 +86,38 @@ export function lastModelContext(emulator: CursorEmulator): string {
   const calls = runs[runs.length - 1]?.modelCalls ?? [];
   return (calls[calls.length - 1]?.context ?? []).join("\n");
 }
+
+/** What one streamed turn showed, and how it failed (if it did). */
+export interface TurnOutcome {
+  readonly text: string;
+  readonly error: unknown;
+}
+
+/**
+ * Streams one user turn of a session through `ai` (no SDK retries) and keeps its error.
+ *
+ * @returns The visible text and the error, if any.
+ */
+export async function streamTurn(
+  cursor: ReturnType<typeof emulatorProvider>,
+  prompt: string,
+  sessionId: string,
+): Promise<TurnOutcome> {
+  let error: unknown;
+  const result = streamText({
+    model: cursor("gpt-5"),
+    messages: [user(prompt)],
+    ...session(sessionId),
+    ...quiet,
+    onError: ({ error: e }) => {
+      error = e;
+    },
+  });
+  let text = "";
+  try {
+    for await (const delta of result.textStream) text += delta;
+  } catch (e) {
+    error = e;
+  }
+  return { text, error };
+}
