@@ -14,6 +14,7 @@ import type { AgentClientMessageSchema } from "../gen/agent/v1/client_message_pb
 import { type TodoItem, TodoItemSchema } from "../gen/agent/v1/common_pb.ts";
 import type { KvClientMessageSchema } from "../gen/agent/v1/kv_pb.ts";
 import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
+import type { ToolCall } from "../gen/agent/v1/tool_call_pb.ts";
 import { rawFieldBytes } from "../protocol/raw-field.ts";
 import type {
   ServerMessageView,
@@ -85,9 +86,9 @@ export function dispatchServerMessage(
     case "tool-call-started":
       activity.displayToolCalls++;
       activity.visibleOutput = true;
-      return [toolDisplay("started", view.callId, view.tool?.case)];
+      return [toolDisplay("started", view.callId, view.tool?.case, view.toolCall)];
     case "tool-call-completed":
-      return [toolDisplay("completed", view.callId, view.tool?.case)];
+      return [toolDisplay("completed", view.callId, view.tool?.case, view.toolCall)];
     case "checkpoint":
       activity.checkpointUpdates++;
       if (view.state.tokenDetails) activity.tokenDetailUpdates++;
@@ -164,8 +165,9 @@ function toolDisplay(
   phase: "started" | "completed",
   callId: string,
   tool: string | undefined,
+  toolCall: ToolCall | undefined,
 ): RunEvent {
-  return { type: "tool-display", phase, callId, tool: String(tool) };
+  return { type: "tool-display", phase, callId, tool: String(tool), toolCall };
 }
 
 type KvAnswer = NonNullable<MessageInitShape<typeof KvClientMessageSchema>["message"]>;

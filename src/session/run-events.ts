@@ -8,6 +8,7 @@ import type { ConversationTokenDetails } from "../gen/agent/v1/conversation_stat
 import type { ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../gen/agent/v1/common_pb.ts";
 import type { InteractionQuery } from "../gen/agent/v1/interaction_query_pb.ts";
+import type { ToolCall } from "../gen/agent/v1/tool_call_pb.ts";
 
 /** Cursor's five TurnEnded counters, as numbers. */
 export interface TurnCounters {
@@ -31,6 +32,8 @@ export type RunEvent =
     readonly phase: "started" | "completed";
     readonly callId: string;
     readonly tool: string;
+    /** The typed display payload (arguments; on completion also the result). */
+    readonly toolCall?: ToolCall | undefined;
   }
   | {
     readonly type: "checkpoint";

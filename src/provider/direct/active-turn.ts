@@ -17,6 +17,7 @@ import type { RunEvent } from "../../session/run-events.ts";
 import { ReplayGuard } from "../../session/recovery-guard.ts";
 import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../gen/agent/v1/common_pb.ts";
+import type { TaskToolArgs } from "../../gen/agent/v1/tool_call_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
 import {
   closeOpenParts,
@@ -85,6 +86,8 @@ export class ActiveTurn {
   readonly #files = new Map<string, RawFile | null | undefined>();
   /** Writes waiting for their probe, bridged again at the next pump. */
   readonly #deferred: ExecServerMessage[] = [];
+  /** Task display arguments by call id (the subagent exec that follows carries no description). */
+  readonly #tasks = new Map<string, TaskToolArgs>();
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
@@ -250,6 +253,10 @@ export class ActiveTurn {
         this.#abortPending(event.id);
         continue;
       }
+      if (event.type === "tool-display" && event.toolCall?.tool.case === "taskToolCall") {
+        const args = event.toolCall.tool.value.args;
+        if (args !== undefined) this.#tasks.set(event.callId, args);
+      }
       if (event.type === "warning") {
         emitDiagnostic(this.#logger, { kind: "run-warning", message: event.message });
         continue;
@@ -302,6 +309,7 @@ export class ActiveTurn {
       files: this.#files,
       nonce: () => this.#newId().replaceAll("-", ""),
       workspaceRoot: this.#workspaceRoot,
+      tasks: this.#tasks,
     });
     if (decision.type === "refuse") {
       emitDiagnostic(this.#logger, {

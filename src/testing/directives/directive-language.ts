@@ -70,7 +70,19 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveInfo>> = {
   ),
   parallel: both("", "the tools that follow run in one step, in parallel (until `::end`)"),
   end: both("", "closes `::parallel`"),
-  subagent: emulatorOnly("<type> <prompt>", "spawn a subagent"),
+  subagent: emulatorOnly(
+    "<type> <prompt> [| <path>…]",
+    "spawn a subagent; attached paths travel in the exec and the Task display arguments",
+  ),
+  "subagent-shown": emulatorOnly(
+    "<type> <prompt> [| <path>…]",
+    "spawn a subagent whose attached paths travel only in the Task display arguments",
+  ),
+  image: emulatorOnly(
+    "<path> <description>",
+    "generate an image (approval query, then a binary write of the PNG)",
+  ),
+  websearch: emulatorOnly("<query>", "search the web (approval query; the server searches)"),
   ask: emulatorOnly("<question> | a | b", "ask the user (interaction query)"),
   mode: emulatorOnly("<target> [why]", "ask to switch mode"),
   plan: emulatorOnly("<name>: <plan>", "propose a plan"),

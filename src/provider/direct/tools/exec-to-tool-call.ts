@@ -13,6 +13,8 @@ import { hasProperty, type HostTools, propertyName } from "./host-tools.ts";
 import { bridgeWriteExec, type WriteDecision } from "./write-bridge.ts";
 import type { RawFile } from "./raw-file.ts";
 import { wrapCommand } from "./shell-wrapper.ts";
+import { taskInput } from "./task-call.ts";
+import type { TaskToolArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
 
 /** How the host's answer is turned back into the exec result. */
 export type ExecKind =
@@ -62,6 +64,8 @@ export interface BridgeContext {
   readonly nonce: () => string;
   /** The workspace root, for relative paths. */
   readonly workspaceRoot: string;
+  /** Task display arguments seen on this Run, by call id (for the model's description). */
+  readonly tasks?: ReadonlyMap<string, TaskToolArgs>;
 }
 
 /**
@@ -184,12 +188,7 @@ export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): Bri
     case "subagentArgs": {
       const tool = byRole.task;
       if (!tool) return refuse("subagent");
-      const input: JSONObject = {
-        [propertyName(tool, ["description"])]: m.value.prompt.split("\n")[0]?.slice(0, 80) ??
-          "Subagent task",
-        [propertyName(tool, ["prompt"])]: m.value.prompt,
-        [propertyName(tool, ["subagent_type", "subagentType"])]: m.value.subagentType || "general",
-      };
+      const input = taskInput(tool, m.value, context.tasks?.get(m.value.toolCallId));
       return call(tool, input, { kind: "task", agentId: m.value.toolCallId });
     }
     default:

@@ -15,7 +15,13 @@
  * ::glob <pattern> [path]        find files (grep_args, files mode)
  * ::delete <path>                delete a file (delete_args)
  * ::mcp <tool-name> [json]       call an advertised MCP tool (mcp_args)
- * ::subagent <type> <prompt>     spawn a subagent (subagent_args)
+ * ::subagent <type> <prompt> [| <path>…]
+ *                                spawn a subagent (subagent_args); attachments in the exec
+ *                                and in the Task display arguments
+ * ::subagent-shown <type> <prompt> [| <path>…]
+ *                                the same, attachments only in the display arguments
+ * ::image <path> <description>   generate an image (generate_image query, then a binary write)
+ * ::websearch <query>            search the web (web_search query)
  * ::ask <question> | a | b       ask the user (ask_question interaction query)
  * ::mode <target> [why]          ask to switch mode (switch_mode query)
  * ::plan <name>: <plan>          propose a plan (create_plan query)
@@ -87,7 +93,17 @@ export type ToolSpec =
   | { readonly kind: "glob"; readonly pattern: string; readonly path: string }
   | { readonly kind: "delete"; readonly path: string }
   | { readonly kind: "mcp"; readonly name: string; readonly args: { [key: string]: JsonValue } }
-  | { readonly kind: "subagent"; readonly subagentType: string; readonly prompt: string }
+  | {
+    readonly kind: "subagent";
+    readonly subagentType: string;
+    readonly prompt: string;
+    /** Attached paths as the model wrote them. */
+    readonly attachments?: readonly string[];
+    /** Where the attachments travel: the exec and the display (default) or the display only. */
+    readonly attachmentsIn?: "exec" | "display";
+  }
+  | { readonly kind: "image"; readonly path: string; readonly description: string }
+  | { readonly kind: "websearch"; readonly query: string }
   | { readonly kind: "ask"; readonly question: string; readonly options: readonly string[] }
   | { readonly kind: "mode"; readonly target: string; readonly explanation: string }
   | { readonly kind: "plan"; readonly name: string; readonly plan: string };
@@ -217,11 +233,29 @@ function parseMore(name: string, rest: string, arg: string | PlanStep): PlanStep
   switch (name) {
     case "mcp":
       return typeof arg === "string" ? parseMcp(arg) : arg;
-    case "subagent": {
+    case "subagent":
+    case "subagent-shown": {
       if (typeof arg !== "string") return arg;
-      const [type, prompt] = firstWord(arg);
-      return tool({ kind: "subagent", subagentType: type, prompt });
+      const [head = "", ...paths] = arg.split("|").map((part) => part.trim());
+      const [type, prompt] = firstWord(head);
+      const attachments = paths.filter((path) => path !== "");
+      return tool({
+        kind: "subagent",
+        subagentType: type,
+        prompt,
+        ...(attachments.length > 0 ? { attachments } : {}),
+        ...(name === "subagent-shown" ? { attachmentsIn: "display" as const } : {}),
+      });
     }
+    case "image": {
+      if (typeof arg !== "string") return arg;
+      const [path, description] = firstToken(arg);
+      return description === ""
+        ? { kind: "error", message: "Directive ::image needs `<path> <description>`" }
+        : tool({ kind: "image", path, description });
+    }
+    case "websearch":
+      return typeof arg === "string" ? tool({ kind: "websearch", query: arg }) : arg;
     case "ask": {
       if (typeof arg !== "string") return arg;
       const [question = "", ...options] = arg.split("|").map((part) => part.trim());

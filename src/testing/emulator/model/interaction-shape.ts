@@ -2,7 +2,8 @@
  * What a well-formed answer to an interaction query looks like (AGENT-SCHEMA §7): the
  * result oneof set; AskQuestion answers naming only the asked questions and their
  * options, at most one option where several are not allowed; SwitchMode approved or
- * rejected; CreatePlan with its inner success or error. (An `async` answer is a recorded
+ * rejected; CreatePlan with its inner success or error; GenerateImage and WebSearch
+ * approved or rejected. (An `async` answer is a recorded
  * variant, not a violation.)
  *
  * @module
@@ -46,6 +47,14 @@ export function interactionAnswerProblem(
     case "switchModeRequestResponse":
       return result.value.result.case === undefined
         ? "answered SwitchMode with neither approved nor rejected"
+        : undefined;
+    case "generateImageRequestResponse":
+      return result.value.result.case === undefined
+        ? "answered GenerateImage with neither approved nor rejected"
+        : undefined;
+    case "webSearchRequestResponse":
+      return result.value.result.case === undefined
+        ? "answered WebSearch with neither approved nor rejected"
         : undefined;
     case "createPlanRequestResponse":
       return result.value.result?.result.case === undefined

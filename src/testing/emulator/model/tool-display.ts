@@ -152,7 +152,20 @@ function displayVariant(spec: ToolSpec, toolCallId: string, workspace: string): 
         value: { args: { name: spec.name, args: jsonArgs(spec.args), toolCallId } },
       };
     case "subagent":
-      return { case: "taskToolCall", value: {} };
+      return {
+        case: "taskToolCall",
+        value: {
+          args: {
+            description: taskDescription(spec.subagentType, spec.prompt),
+            prompt: spec.prompt,
+            attachments: [...(spec.attachments ?? [])],
+          },
+        },
+      };
+    case "image":
+      return { case: "generateImageToolCall", value: {} };
+    case "websearch":
+      return { case: "webSearchToolCall", value: {} };
     case "ask":
       return { case: "askQuestionToolCall", value: {} };
     case "mode":
@@ -160,4 +173,13 @@ function displayVariant(spec: ToolSpec, toolCallId: string, workspace: string): 
     case "plan":
       return { case: "createPlanToolCall", value: {} };
   }
+}
+
+/**
+ * The short description the emulated model gives a Task: never the prompt's first line,
+ * so a client that shows it can be told apart from one that derives its own.
+ */
+export function taskDescription(subagentType: string, prompt: string): string {
+  const words = prompt.split(/\s+/).filter((word) => word !== "").slice(0, 3).join(" ");
+  return `${subagentType} task: ${words}`;
 }

@@ -21,6 +21,7 @@ import type { ExecRecord } from "../observe/records.ts";
 import type { RunIo } from "../io/run-io.ts";
 import { absolutePath, displayToolCall, findMcpTool, jsonArgs, shellArgs } from "./tool-display.ts";
 import { describeOutcome, describeShell, type OutcomeView } from "./tool-summary.ts";
+import { runImage, runSubagent, runWebSearch } from "./surface-tools.ts";
 
 /** What tools need from the Run. */
 export interface ToolEnv {
@@ -46,11 +47,13 @@ export interface ToolResult {
   readonly completed: ToolCall;
 }
 
-type ExecRequest = NonNullable<MessageInitShape<typeof ExecServerMessageSchema>["message"]>;
-type QueryRequest = NonNullable<MessageInitShape<typeof InteractionQuerySchema>["query"]>;
+/** The `message` oneof of an exec request. */
+export type ExecRequest = NonNullable<MessageInitShape<typeof ExecServerMessageSchema>["message"]>;
+/** The `query` oneof of an interaction query. */
+export type QueryRequest = NonNullable<MessageInitShape<typeof InteractionQuerySchema>["query"]>;
 
 /** Sends one exec and waits for its outcome (terminal result and stream_close). */
-async function execOnClient(
+export async function execOnClient(
   env: ToolEnv,
   toolCallId: string,
   request: ExecRequest,
@@ -81,7 +84,7 @@ async function execOnClient(
 }
 
 /** Sends one interaction query and waits for its response. */
-async function queryClient(
+export async function queryClient(
   env: ToolEnv,
   toolCallId: string,
   query: QueryRequest,
@@ -153,19 +156,12 @@ async function runSpec(
     }
     case "mcp":
       return await runMcp(env, spec, toolCallId);
-    case "subagent": {
-      const request: ExecRequest = {
-        case: "subagentArgs",
-        value: {
-          toolCallId,
-          subagentType: spec.subagentType,
-          prompt: spec.prompt,
-          modelId: env.modelId,
-          parentConversationId: env.conversationId,
-        },
-      };
-      return describeOutcome(spec, await execOnClient(env, toolCallId, request));
-    }
+    case "subagent":
+      return await runSubagent(env, spec, toolCallId);
+    case "image":
+      return await runImage(env, spec, toolCallId);
+    case "websearch":
+      return await runWebSearch(env, spec, toolCallId);
     case "ask":
     case "mode":
     case "plan":

@@ -262,6 +262,8 @@ export function specLabel(spec: ToolSpec): string {
       return `mode \`${spec.target}\``;
     case "plan":
       return `plan "${spec.name}"`;
+    case "websearch":
+      return `websearch "${spec.query}"`;
     default:
       return `${spec.kind} \`${spec.path}\``;
   }
