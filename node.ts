@@ -15,6 +15,7 @@ import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
 import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
 import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
 import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
+import { createImageStagingFile } from "./src/adapters/node/image-staging-file.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
@@ -75,5 +76,6 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
     cwd: () => workspaceFacts().workspaceRoot,
     snapshotStore: () => createSnapshotFileStore({ env }),
     resumeCacheFile: () => createResumeCacheFile({ env }),
+    imageStaging: () => createImageStagingFile({ env }),
   });
 }

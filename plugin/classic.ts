@@ -3,7 +3,8 @@
  * it against a fake OpenCode and the emulator: `auth` (browser login, API key, and a
  * loader that renews tokens and writes renewed ones back), `config` (registers the
  * `cursor` provider when the config lacks it and fills its models from the catalogue),
- * and `chat.params` (rejects stale or malformed variant selections).
+ * `chat.params` (rejects stale or malformed variant selections) and `tool` (the
+ * `cursor_image_save` and `custom_websearch` plugin tools, see `cursor-tools.ts`).
  *
  * @module
  */
@@ -29,6 +30,8 @@ import type {
   PluginInputLike,
 } from "./host-types.ts";
 import { explainCatalog } from "./troubleshooting.ts";
+import { cursorPluginTools } from "./cursor-tools.ts";
+import type { ImageStaging } from "../src/provider/direct/tools/image-save.ts";
 import {
   CURSOR_PROVIDER_ID,
   type PluginSettings,
@@ -54,6 +57,10 @@ export interface ClassicPluginDependencies {
   readonly providerEntry: string;
   /** Waits between login polls (tests shorten it). */
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /** Where the provider stages generated images for `cursor_image_save`. */
+  readonly imageStaging?: ImageStaging | undefined;
+  /** Writes a file, creating its folders (the image save tool's write). */
+  readonly writeFile?: ((path: string, bytes: Uint8Array) => Promise<void>) | undefined;
 }
 
 /** A classic plugin function. */
@@ -127,6 +134,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
       },
     };
     const hooks: ClassicHooks = {
+      tool: cursorPluginTools(deps),
       async config(config: ConfigLike) {
         const providers = config.provider ??= {};
         let block = providers[CURSOR_PROVIDER_ID];

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { PluginToolLike } from "./cursor-tools.ts";
 
 /** A browser login as OpenCode stores it. */
 export interface OAuthCredentialsLike {
@@ -162,4 +163,6 @@ export interface ClassicHooks {
   auth?: AuthHookLike;
   /** Checks the model selection before each request. */
   "chat.params"?: (input: ChatParamsInputLike, output: ChatParamsOutputLike) => Promise<void>;
+  /** Plugin tools by name (image save, web search). */
+  tool?: Record<string, PluginToolLike>;
 }

@@ -10,6 +10,10 @@ import { machineId, processEnvironment } from "../src/adapters/node/machine.ts";
 import { createModelCacheFile } from "../src/adapters/node/model-cache-file.ts";
 import { openBrowser } from "../src/adapters/node/open-browser.ts";
 import { readOpenCodeAuth } from "../src/adapters/node/opencode-host.ts";
+import {
+  createImageStagingFile,
+  writeFileWithFolders,
+} from "../src/adapters/node/image-staging-file.ts";
 import type { ClassicPluginDependencies } from "./classic.ts";
 import { CURSOR_PROVIDER_ID } from "./settings.ts";
 
@@ -51,5 +55,7 @@ export function nodePlatform(moduleUrl: string): ClassicPluginDependencies {
     openBrowser: (url) => openBrowser(url, { env }),
     logger: createFileDebugLogger({ env, announce: () => {} }),
     providerEntry: providerEntryUrl(moduleUrl),
+    imageStaging: createImageStagingFile({ env }),
+    writeFile: writeFileWithFolders,
   };
 }

@@ -35,6 +35,7 @@ import type { ProcessRunner } from "../cli/process-runner.ts";
 import { createRetryLedger, type RetryLedger } from "../session/retry-budget.ts";
 import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
+import type { ImageStaging } from "./direct/tools/image-save.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
 export interface ProviderAdapters {
@@ -56,6 +57,8 @@ export interface ProviderAdapters {
   readonly resumeCacheFile?: () => ResumeCacheFile;
   /** The default conversation snapshot store (files on the Node entry). */
   readonly snapshotStore?: () => ConversationSnapshotStore;
+  /** Where Cursor-generated images wait for the host's save tool (files on the Node entry). */
+  readonly imageStaging?: () => ImageStaging;
 }
 
 /** The resolved provider configuration. */
@@ -75,6 +78,8 @@ export interface ProviderConfig {
   readonly conversations: ConversationStore<ActiveTurn>;
   /** Where conversation snapshots survive restarts; `undefined` when turned off. */
   readonly snapshots: ConversationSnapshotStore | undefined;
+  /** Where Cursor-generated images wait for the host's save tool; none: binary writes are refused. */
+  readonly images: ImageStaging | undefined;
   /** Which conversation owes each outstanding host tool call (for apps that send no session key). */
   readonly toolCallOwners: Map<string, string>;
   /** The usage shape finishes report unless a call asks for another. */
@@ -170,6 +175,7 @@ export function resolveProviderConfig(
       ? undefined
       : settings.conversationSnapshots ?? adapters.snapshotStore?.() ??
         createMemorySnapshotStore(),
+    images: adapters.imageStaging?.(),
     usage: resolveUsageMode(settings.usage),
     billing,
     retries: createRetryLedger({ now, env }),

@@ -21,6 +21,8 @@ const HOST_ANSWERED: ReadonlySet<string> = new Set([
   "askQuestionInteractionQuery",
   "switchModeRequestQuery",
   "createPlanRequestQuery",
+  "generateImageRequestQuery",
+  "webSearchRequestQuery",
 ]);
 
 /**

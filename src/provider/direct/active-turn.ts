@@ -33,6 +33,7 @@ import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
 import { parseProbe, type RawFile } from "./tools/raw-file.ts";
+import type { ImageStaging } from "./tools/image-save.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
@@ -92,6 +93,7 @@ export class ActiveTurn {
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
   readonly #interactions: InteractionRelay;
+  readonly #images: ImageStaging | undefined;
 
   constructor(options: {
     run: AgentRun;
@@ -102,7 +104,10 @@ export class ActiveTurn {
     newId: () => string;
     logger: DebugLogger;
     workspaceRoot: string;
+    /** Where generated images wait for the host's save tool. */
+    images?: ImageStaging | undefined;
   }) {
+    this.#images = options.images;
     this.run = options.run;
     this.events = options.run.events();
     this.conversationId = options.conversationId;
@@ -245,7 +250,7 @@ export class ActiveTurn {
       }
       if (event.type === "interaction") {
         for (const part of closeOpenParts(this.state)) emit(part);
-        const context = { tools, workspaceRoot: this.#workspaceRoot };
+        const context = { tools, workspaceRoot: this.#workspaceRoot, images: this.#images };
         batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
         continue;
       }
@@ -310,6 +315,7 @@ export class ActiveTurn {
       nonce: () => this.#newId().replaceAll("-", ""),
       workspaceRoot: this.#workspaceRoot,
       tasks: this.#tasks,
+      images: this.#images,
     });
     if (decision.type === "refuse") {
       emitDiagnostic(this.#logger, {

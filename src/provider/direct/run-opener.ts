@@ -89,6 +89,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       newId: config.generateId,
       logger: config.logger,
       workspaceRoot: config.workspace.workspaceRoot,
+      images: config.images,
     });
   };
   if (config.logger.enabled) {

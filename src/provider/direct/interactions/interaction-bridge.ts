@@ -20,6 +20,7 @@ import {
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import { declineInteraction } from "../../../session/interactions.ts";
 import type { HostTools } from "../tools/host-tools.ts";
+import type { ImageStaging } from "../tools/image-save.ts";
 import { propertyName } from "../tools/host-tools.ts";
 import type { ToolResultText } from "../tools/tool-result-text.ts";
 import { type HostQuestion, questionInput, questionTool, readAnswers } from "./question-tool.ts";
@@ -46,6 +47,8 @@ export interface InteractionContext {
   readonly tools: HostTools;
   /** The workspace root (plans are saved below it). */
   readonly workspaceRoot: string;
+  /** Where generated images wait for the host's save tool (see `../tools/image-save.ts`). */
+  readonly images?: ImageStaging | undefined;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type InteractionContext,
   type InteractionStep,
 } from "./interaction-bridge.ts";
+import { bridgeSurfaceQuery } from "../tools/surface-queries.ts";
 
 /** A host call standing for one step of an interaction. */
 export interface PendingInteraction {
@@ -63,7 +64,8 @@ export class InteractionRelay {
     context: InteractionContext,
     emit: (part: LanguageModelV3StreamPart) => void,
   ): Promise<boolean> {
-    return await this.#take(query, bridgeInteraction(query, context), emit);
+    const step = bridgeSurfaceQuery(query, context) ?? bridgeInteraction(query, context);
+    return await this.#take(query, step, emit);
   }
 
   /**

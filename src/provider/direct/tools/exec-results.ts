@@ -66,6 +66,8 @@ export function execResultMessages(kind: ExecKind, result: ToolResultText): Exec
           },
         },
       }];
+    case "image":
+      return [imageResult(kind.path, kind.size, result)];
     case "task":
       return [
         result.isError
@@ -150,6 +152,33 @@ function writeResult(path: string, content: string, result: ToolResultText): Exe
     },
   };
 }
+
+function imageResult(path: string, size: number, result: ToolResultText): ExecResultInit {
+  if (result.denied || (result.isError && PERMISSION_REFUSAL.test(result.text))) {
+    return {
+      case: "writeResult",
+      value: {
+        result: {
+          case: "permissionDenied",
+          value: { path, operation: "create_file", error: result.text },
+        },
+      },
+    };
+  }
+  if (result.isError) {
+    return {
+      case: "writeResult",
+      value: { result: { case: "error", value: { path, error: result.text } } },
+    };
+  }
+  return {
+    case: "writeResult",
+    value: { result: { case: "success", value: { path, linesCreated: 0, fileSize: size } } },
+  };
+}
+
+/** How a host reports a refused permission inside a tool error. */
+const PERMISSION_REFUSAL = /rejected permission|permission denied|denied this tool|not allowed/i;
 
 function deleteResult(path: string, nonce: string, result: ToolResultText): ExecResultInit {
   const parsed = parseWrappedOutput(result.text, nonce);

@@ -14,6 +14,7 @@ import { bridgeWriteExec, type WriteDecision } from "./write-bridge.ts";
 import type { RawFile } from "./raw-file.ts";
 import { wrapCommand } from "./shell-wrapper.ts";
 import { taskInput } from "./task-call.ts";
+import { bridgeImageWrite, type ImageStaging } from "./image-save.ts";
 import type { TaskToolArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
 
 /** How the host's answer is turned back into the exec result. */
@@ -38,6 +39,7 @@ export type ExecKind =
     readonly background: boolean;
   }
   | { readonly kind: "mcp" }
+  | { readonly kind: "image"; readonly path: string; readonly size: number }
   | { readonly kind: "task"; readonly agentId: string };
 
 /** A host tool call standing for an exec. */
@@ -66,6 +68,8 @@ export interface BridgeContext {
   readonly workspaceRoot: string;
   /** Task display arguments seen on this Run, by call id (for the model's description). */
   readonly tasks?: ReadonlyMap<string, TaskToolArgs>;
+  /** Where generated images wait for the host's save tool (absent: binary writes are refused). */
+  readonly images?: ImageStaging | undefined;
 }
 
 /**
@@ -102,8 +106,19 @@ export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): Bri
       if (m.value.limit !== undefined) input[propertyName(tool, ["limit"])] = m.value.limit;
       return call(tool, input, { kind: "read", path: m.value.path });
     }
-    case "writeArgs":
-      return bridgeWrite(m.value.path, m.value.fileText, m.value.fileBytes.length > 0, context);
+    case "writeArgs": {
+      if (m.value.fileBytes.length === 0) return bridgeWrite(m.value.path, m.value.fileText, context);
+      const image = bridgeImageWrite(m.value.path, m.value.fileBytes, context.tools, context.images);
+      if (image.type === "refuse") return image;
+      return {
+        type: "call",
+        call: {
+          toolName: image.toolName,
+          input: image.input,
+          result: { kind: "image", path: m.value.path, size: image.size },
+        },
+      };
+    }
     case "deleteArgs": {
       const tool = byRole.shell;
       if (!tool) return refuse("delete");
@@ -196,15 +211,7 @@ export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): Bri
   }
 }
 
-function bridgeWrite(
-  path: string,
-  text: string,
-  binary: boolean,
-  context: BridgeContext,
-): BridgeDecision {
-  if (binary) {
-    return { type: "refuse", reason: "Binary file writes are not supported by this client" };
-  }
+function bridgeWrite(path: string, text: string, context: BridgeContext): BridgeDecision {
   const decision = bridgeWriteExec(path, text, context);
   if (decision.type === "call") {
     return {

@@ -56,6 +56,8 @@ const NOT_ADVERTISED = new Set([
   "batch",
   "lsp",
   "codesearch",
+  // Commits staged image bytes by id; only this provider calls it (see image-save.ts).
+  "cursor_image_save",
 ]);
 
 /**
