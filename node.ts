@@ -34,6 +34,7 @@ export type {
   DiagnosticRecord,
   EndStream,
   Frame,
+  ImageStaging,
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
@@ -42,6 +43,7 @@ export type {
   ProviderV3,
   RunCredentials,
   SnapshotRead,
+  StagedImage,
   ToolExecution,
   WorkspaceFacts,
 } from "./mod.ts";

@@ -8,6 +8,7 @@ import type { AgentTransport } from "../transport/agent-transport.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
 import type { ConversationSnapshotStore } from "../session/snapshot-store.ts";
 import type { CliBackendSettings } from "./cli/cli-backend.ts";
+import type { ImageStaging } from "./direct/tools/image-save.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {
@@ -89,6 +90,13 @@ export interface CursorProviderSettings {
    * the web entry; `false` turns snapshots off.
    */
   readonly conversationSnapshots?: ConversationSnapshotStore | false | undefined;
+  /**
+   * Where images Cursor generates wait for the host's `cursor_image_save` tool (OpenCode's
+   * classic plugin registers it). Default: owner-only files under OpenCode's cache folder
+   * on the Node entry, none on the web entry; `false` (or none) makes Cursor's image
+   * generation decline, saying why.
+   */
+  readonly imageStaging?: ImageStaging | false | undefined;
 }
 
 /** Cursor's default API origin. */

@@ -175,7 +175,9 @@ export function resolveProviderConfig(
       ? undefined
       : settings.conversationSnapshots ?? adapters.snapshotStore?.() ??
         createMemorySnapshotStore(),
-    images: adapters.imageStaging?.(),
+    images: settings.imageStaging === false
+      ? undefined
+      : settings.imageStaging ?? adapters.imageStaging?.(),
     usage: resolveUsageMode(settings.usage),
     billing,
     retries: createRetryLedger({ now, env }),

@@ -37,6 +37,8 @@ export function emulatorProvider(
     env: {},
     // Tests never share snapshots through the user's cache folder.
     conversationSnapshots: false,
+    // Nor stage generated images there.
+    imageStaging: false,
     ...settings,
   });
 }
