@@ -219,6 +219,8 @@ export interface RunRecord {
   parameters: Record<string, string>;
   /** The user message of the turn. */
   userText: string;
+  /** The MIME types of the images the user message carries, in order. */
+  images: string[];
   /** Turn number within the conversation (1 = first). */
   turn: number;
   /** The five `turn_ended` counters. */
@@ -288,6 +290,7 @@ export function newRunRecord(
     parameters: {},
     /** The user message of the turn. */
     userText: "",
+    images: [],
     turn: 0,
     /** The five `turn_ended` counters. */
     counters: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },

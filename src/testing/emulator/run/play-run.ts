@@ -170,6 +170,9 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   const hasHistory = transcript.turns.length > 1 || kind.kind === "resume" ||
     transcript.roots.slice(0, idealRootCount).some((root, index) => index > 0 && isUserRoot(root));
   io.record.userText = turn.userMessage.text;
+  io.record.images = (turn.userMessage.selectedContext?.selectedImages ?? []).map((image) =>
+    image.mimeType || "unknown"
+  );
   io.record.turn = transcript.turns.length;
   const state = turnState(input, turn, conversation, idealRootCount, hasHistory, completedSteps);
   await input.blobs.flush();
