@@ -5,8 +5,13 @@
  *
  * @module
  */
-import type { LanguageModelV3Prompt, SharedV3Warning } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultOutput,
+  SharedV3Warning,
+} from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
+import { projectShellOutput } from "./tools/shell-wrapper.ts";
 
 /** An image the user attached. */
 export interface PromptImage {
@@ -119,7 +124,7 @@ export function renderHistory(messages: LanguageModelV3Prompt): string {
           case "tool-call":
             return `[tool call ${p.toolName} ${JSON.stringify(p.input)}]`;
           case "tool-result":
-            return `[tool result ${p.toolName}: ${JSON.stringify(p.output)}]`;
+            return `[tool result ${p.toolName}: ${JSON.stringify(projectOutput(p.output))}]`;
           default:
             return "";
         }
@@ -128,7 +133,8 @@ export function renderHistory(messages: LanguageModelV3Prompt): string {
     } else if (message.role === "tool") {
       for (const part of message.content) {
         if (part.type === "tool-result") {
-          lines.push(`<tool name="${part.toolName}">\n${JSON.stringify(part.output)}\n</tool>`);
+          const output = JSON.stringify(projectOutput(part.output));
+          lines.push(`<tool name="${part.toolName}">\n${output}\n</tool>`);
         }
       }
     }
@@ -136,4 +142,11 @@ export function renderHistory(messages: LanguageModelV3Prompt): string {
   return lines.length === 0
     ? ""
     : `<conversation_so_far>\n${lines.join("\n")}\n</conversation_so_far>`;
+}
+
+/** A tool output as rebuilt history shows it: shell exit markers become a failed-status note. */
+function projectOutput(output: LanguageModelV3ToolResultOutput): LanguageModelV3ToolResultOutput {
+  return output.type === "text" || output.type === "error-text"
+    ? { ...output, value: projectShellOutput(output.value) }
+    : output;
 }

@@ -7,12 +7,12 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ExecClientMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
-import { ShellAbortReason } from "../../../gen/agent/v1/exec_shell_pb.ts";
 import type { ExecKind } from "./exec-to-tool-call.ts";
-import { parseWrappedOutput, TIMEOUT_EXIT_CODE } from "./shell-wrapper.ts";
+import { parseWrappedOutput } from "./shell-wrapper.ts";
+import { shellResult } from "./shell-results.ts";
 import { rawReadContent } from "./read-output.ts";
 import type { ToolResultText } from "./tool-result-text.ts";
-import { boundText, SHELL_OUTPUT_LIMIT, TEXT_RESULT_LIMIT } from "./output-bounds.ts";
+import { boundText, TEXT_RESULT_LIMIT } from "./output-bounds.ts";
 
 /** The `message` oneof of an `ExecClientMessage`. */
 export type ExecResultInit = NonNullable<
@@ -203,86 +203,6 @@ function deleteResult(path: string, nonce: string, result: ToolResultText): Exec
     case: "deleteResult",
     value: { result: { case: "success", value: { path, deletedFile: path } } },
   };
-}
-
-function shellResult(
-  kind: Extract<ExecKind, { kind: "shell" }>,
-  result: ToolResultText,
-): ExecResultInit[] {
-  const wrapped = parseWrappedOutput(result.text, kind.nonce);
-  const parsed = { ...wrapped, output: boundText(wrapped.output, SHELL_OUTPUT_LIMIT).text };
-  if (result.denied) {
-    const rejected = { command: kind.command, workingDirectory: kind.cwd, reason: result.text };
-    return kind.stream
-      ? [{ case: "shellStream", value: { event: { case: "rejected", value: rejected } } }]
-      : [{ case: "shellResult", value: { result: { case: "rejected", value: rejected } } }];
-  }
-  const exitCode = kind.background ? 0 : parsed.exitCode ?? (result.isError ? 1 : 0);
-  const aborted = parsed.timedOut;
-  if (!kind.stream) {
-    const body = {
-      command: kind.command,
-      workingDirectory: kind.cwd,
-      exitCode,
-      stdout: parsed.output,
-      stderr: "",
-    };
-    return [
-      exitCode === 0
-        ? { case: "shellResult", value: { result: { case: "success", value: body } } }
-        : {
-          case: "shellResult",
-          value: {
-            result: {
-              case: "failure",
-              value: {
-                ...body,
-                aborted,
-                ...(aborted ? { abortReason: ShellAbortReason.TIMEOUT } : {}),
-              },
-            },
-          },
-        },
-    ];
-  }
-  const frames: ExecResultInit[] = [{
-    case: "shellStream",
-    value: { event: { case: "start", value: {} } },
-  }];
-  // The host's shell combines both streams; a host-side failure (no exit marker) is stderr.
-  const channel = parsed.exitCode === undefined && result.isError ? "stderr" : "stdout";
-  if (parsed.output !== "") {
-    frames.push({
-      case: "shellStream",
-      value: { event: { case: channel, value: { data: parsed.output } } },
-    });
-  }
-  if (kind.background) {
-    frames.push({
-      case: "shellStream",
-      value: {
-        event: {
-          case: "backgrounded",
-          value: { command: kind.command, workingDirectory: kind.cwd },
-        },
-      },
-    });
-  }
-  frames.push({
-    case: "shellStream",
-    value: {
-      event: {
-        case: "exit",
-        value: {
-          code: aborted ? TIMEOUT_EXIT_CODE : exitCode,
-          cwd: kind.cwd,
-          aborted,
-          ...(aborted ? { abortReason: ShellAbortReason.TIMEOUT } : {}),
-        },
-      },
-    },
-  });
-  return frames;
 }
 
 function searchResult(

@@ -107,8 +107,15 @@ export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): Bri
       return call(tool, input, { kind: "read", path: m.value.path });
     }
     case "writeArgs": {
-      if (m.value.fileBytes.length === 0) return bridgeWrite(m.value.path, m.value.fileText, context);
-      const image = bridgeImageWrite(m.value.path, m.value.fileBytes, context.tools, context.images);
+      if (m.value.fileBytes.length === 0) {
+        return bridgeWrite(m.value.path, m.value.fileText, context);
+      }
+      const image = bridgeImageWrite(
+        m.value.path,
+        m.value.fileBytes,
+        context.tools,
+        context.images,
+      );
       if (image.type === "refuse") return image;
       return {
         type: "call",

@@ -1,8 +1,15 @@
 /**
  * Cursor needs a command's real exit status; a host shell tool returns only its output
  * text. The command is wrapped so it prints a marker with its exit status after its
- * output; the marker is found, read and removed without trimming the command's own
- * output. A host timeout (no marker, the host's timeout notice) exits 124.
+ * output and then exits with that status (so the host, too, records the real status);
+ * the marker is found, read and removed without trimming the command's own output.
+ *
+ * OpenCode 1.x ends a shell's output with a `<shell_metadata>` footer when it stopped the
+ * command: a timeout notice, or "User aborted the command". The footer is the host's
+ * record, not command output: it is removed, and says how the command ended. A host
+ * timeout (no marker) exits 124; a user abort (no marker, OpenCode's null exit) stays an
+ * abort, never a success. A command that finished while its timeout fired keeps its
+ * marker's status.
  *
  * @module
  */
@@ -31,7 +38,7 @@ const MARKER_PREFIX = "__CURSOR_EXEC_EXIT_";
 export function wrapCommand(command: string, nonce: string): string {
   const marker = `${MARKER_PREFIX}${nonce}`;
   // A subshell, so a command that calls `exit` still reaches the marker.
-  return `(\n${command}\n); __cursor_exit=$?; printf '\\n${marker}=%s__\\n' "$__cursor_exit"`;
+  return `(\n${command}\n); __cursor_exit=$?; printf '\\n${marker}=%s__\\n' "$__cursor_exit"; exit "$__cursor_exit"`;
 }
 
 /** What a wrapped command's output says. */
@@ -42,7 +49,13 @@ export interface ParsedShellOutput {
   readonly exitCode: number | undefined;
   /** The host ended the command at its timeout. */
   readonly timedOut: boolean;
+  /** The person stopped the command in the host (OpenCode's null exit). */
+  readonly userAborted: boolean;
 }
+
+/** OpenCode 1.x's footer after a stopped command's output. */
+const HOST_FOOTER = /\n\n<shell_metadata>\n([\s\S]*?)\n<\/shell_metadata>$/;
+const USER_ABORT_NOTICE = /^User aborted the command$/m;
 
 const HOST_TIMEOUT_NOTICES = [
   /shell tool terminated command after exceeding timeout/i,
@@ -57,15 +70,54 @@ const HOST_TIMEOUT_NOTICES = [
  * @returns The output without the marker, and the exit status.
  */
 export function parseWrappedOutput(text: string, nonce: string): ParsedShellOutput {
+  const footer = HOST_FOOTER.exec(text);
+  const body = footer === null ? text : text.slice(0, footer.index);
+  const notes = footer?.[1] ?? "";
   // The marker ends the output: look for it from the end, not through the whole text.
-  const at = text.lastIndexOf(`\n${MARKER_PREFIX}${nonce}=`);
+  const at = body.lastIndexOf(`\n${MARKER_PREFIX}${nonce}=`);
   const pattern = new RegExp(`^\\n${MARKER_PREFIX}${nonce}=(\\d+)__\\n?`);
-  const match = at === -1 ? null : pattern.exec(text.slice(at, at + 80 + nonce.length));
+  const match = at === -1 ? null : pattern.exec(body.slice(at, at + 80 + nonce.length));
   if (match) {
-    const rest = text.slice(at + match[0].length);
-    const output = rest === "" ? text.slice(0, at) : text.slice(0, at) + rest;
-    return { output, exitCode: Number(match[1]), timedOut: false };
+    const rest = body.slice(at + match[0].length);
+    const output = rest === "" ? body.slice(0, at) : body.slice(0, at) + rest;
+    return { output, exitCode: Number(match[1]), timedOut: false, userAborted: false };
   }
-  const timedOut = HOST_TIMEOUT_NOTICES.some((notice) => notice.test(text));
-  return { output: text, exitCode: timedOut ? TIMEOUT_EXIT_CODE : undefined, timedOut };
+  if (USER_ABORT_NOTICE.test(notes)) {
+    return { output: body, exitCode: undefined, timedOut: false, userAborted: true };
+  }
+  const timedOut = HOST_TIMEOUT_NOTICES.some((notice) => notice.test(footer ? notes : text));
+  return {
+    output: body,
+    exitCode: timedOut ? TIMEOUT_EXIT_CODE : undefined,
+    timedOut,
+    userAborted: false,
+  };
+}
+
+const ANY_MARKER = new RegExp(`\\n${MARKER_PREFIX}[A-Za-z0-9]+=(\\d+)__\\n?`, "g");
+
+/**
+ * A wrapped shell's output as a rebuilt history shows it: every exit marker removed (the
+ * command's bytes kept), and a failed status said once, after the output, so a
+ * conversation rebuilt from host history still knows the command failed.
+ *
+ * @param text A host shell tool's output, as the host's history holds it.
+ * @returns The text for the rebuilt history (unchanged when it holds no marker).
+ *
+ * @example
+ * ```ts
+ * import { projectShellOutput } from "./shell-wrapper.ts";
+ *
+ * console.assert(projectShellOutput("oops\n__CURSOR_EXEC_EXIT_n1=2__\n") === "oops\n[exit status 2]");
+ * console.assert(projectShellOutput("ok\n__CURSOR_EXEC_EXIT_n1=0__\n") === "ok");
+ * ```
+ */
+export function projectShellOutput(text: string): string {
+  let failed: string | undefined;
+  const output = text.replace(ANY_MARKER, (_marker, code: string) => {
+    if (code !== "0") failed = code;
+    return "";
+  });
+  if (output === text) return text;
+  return failed === undefined ? output : `${output}\n[exit status ${failed}]`;
 }
