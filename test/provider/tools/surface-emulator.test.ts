@@ -60,7 +60,8 @@ describe("Task attachments through the host's task tool", () => {
         const calls: TaskInput[] = [];
         const text = await streamText({
           model: cursor("gpt-5"),
-          prompt: `::${directive} explore Compare the two files | /ws/shots/a b.png | /ws/notes "v2".txt`,
+          prompt:
+            `::${directive} explore Compare the two files | /ws/shots/a b.png | /ws/notes "v2".txt`,
           tools: { task: taskTool(calls) },
           stopWhen: stepCountIs(4),
           ...session(`ses_task_${directive}`),
@@ -134,7 +135,10 @@ describe("Cursor image generation", () => {
         stopWhen: stepCountIs(3),
         ...session("ses_image_none"),
       }).text;
-      assert.match(text, /rejected \(This host cannot save generated images: its cursor_image_save/);
+      assert.match(
+        text,
+        /rejected \(This host cannot save generated images: its cursor_image_save/,
+      );
       const execs = emulator.runs().flatMap((run) => run.execs.map((exec) => exec.requestCase));
       assert.ok(!execs.includes("writeArgs"), `no write was sent: ${execs.join(", ")}`);
       assert.deepEqual(emulator.violations(), []);
@@ -167,7 +171,10 @@ describe("Cursor web search requests", () => {
         ...session("ses_search"),
       }).text;
       assert.deepEqual(queries, ["deno 3 release"]);
-      assert.match(text, /instead; its results:\nDeno 3 ships|Deno 3 ships \(example\.com\/deno3\)/);
+      assert.match(
+        text,
+        /instead; its results:\nDeno 3 ships|Deno 3 ships \(example\.com\/deno3\)/,
+      );
       assert.deepEqual(emulator.violations(), []);
     });
   });
