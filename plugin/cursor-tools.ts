@@ -85,7 +85,10 @@ function imageSaveTool(deps: CursorToolDependencies): PluginToolLike {
       const id = stringArg(args, "image_id");
       const { imageStaging, writeFile } = deps;
       if (imageStaging === undefined || writeFile === undefined) {
-        throw new CursorError("config", "Saving generated images is not available on this platform");
+        throw new CursorError(
+          "config",
+          "Saving generated images is not available on this platform",
+        );
       }
       const image = await imageStaging.take(id);
       if (image === undefined) {
@@ -169,7 +172,10 @@ async function searchExa(
     );
   }
   if (!response.ok) {
-    throw new CursorError("network", `Web search for "${query}" failed with HTTP ${response.status}`);
+    throw new CursorError(
+      "network",
+      `Web search for "${query}" failed with HTTP ${response.status}`,
+    );
   }
   return searchText(await response.text());
 }
@@ -181,9 +187,12 @@ async function searchExa(
  * @param raw The response body.
  * @returns The first text content, if any.
  */
-export function searchText(raw: string): string | undefined {
-  const candidates = [raw.trim(), ...raw.split("\n").filter((line) => line.startsWith("data: "))
-    .map((line) => line.slice(6))];
+function searchText(raw: string): string | undefined {
+  const candidates = [
+    raw.trim(),
+    ...raw.split("\n").filter((line) => line.startsWith("data: "))
+      .map((line) => line.slice(6)),
+  ];
   for (const candidate of candidates) {
     if (!candidate.startsWith("{")) continue;
     try {

@@ -48,6 +48,7 @@ export type {
   ProviderBlockLike,
   SaveLoginRequest,
 } from "./host-types.ts";
+export type { PluginToolLike, ToolContextLike, ToolOutputLike } from "./cursor-tools.ts";
 
 /**
  * The Cursor plugin for OpenCode 1.x.

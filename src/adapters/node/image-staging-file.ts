@@ -8,19 +8,12 @@
  *
  * @module
  */
-import {
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import type { ImageStaging, StagedImage } from "../../provider/direct/tools/image-save.ts";
-import { type OpenCodeHostEnvironment, openCodeCacheRoot } from "./opencode-host.ts";
+import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
 import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "./private-file.ts";
 
 /** How long an untaken image is kept. */

@@ -69,7 +69,7 @@ describe("shell results (OpenCode 1.18 shapes)", () => {
     assert.equal(exit.value.aborted, true);
     assert.equal(exit.value.abortReason, ShellAbortReason.TIMEOUT);
     const result = unary(execResultMessages(shell(false), { text, isError: false, denied: false }));
-    assert.ok(result.case === "failure");
+    assert.ok(result?.case === "failure");
     assert.equal(result.value.stdout, "compiling…\nstep 1");
     assert.equal(result.value.exitCode, 124);
   });
@@ -94,7 +94,7 @@ describe("shell results (OpenCode 1.18 shapes)", () => {
     assert.equal(exit.value.abortReason, ShellAbortReason.USER_ABORT);
     assert.equal(stream[1]?.case === "stdout" ? stream[1].value.data : "", "partial line");
     const result = unary(execResultMessages(shell(false), { text, isError: false, denied: false }));
-    assert.ok(result.case === "failure", "never a success");
+    assert.ok(result?.case === "failure", "never a success");
     assert.equal(result.value.aborted, true);
     assert.equal(result.value.stdout, "partial line");
   });
@@ -102,7 +102,7 @@ describe("shell results (OpenCode 1.18 shapes)", () => {
   it("a failed command keeps its output on stdout beside its status", () => {
     const text = `FAIL src/a.test.ts\n${marker(1)}`;
     const result = unary(execResultMessages(shell(false), { text, isError: false, denied: false }));
-    assert.ok(result.case === "failure");
+    assert.ok(result?.case === "failure");
     assert.equal(result.value.stdout, "FAIL src/a.test.ts\n");
     assert.equal(result.value.stderr, "");
     assert.equal(result.value.exitCode, 1);
@@ -114,7 +114,7 @@ describe("shell results (OpenCode 1.18 shapes)", () => {
     assert.deepEqual(stream.map((e) => e.case), ["start", "stderr", "exit"]);
     assert.equal(stream[1]?.case === "stderr" ? stream[1].value.data : "", failure.text);
     const result = unary(execResultMessages(shell(false), failure));
-    assert.ok(result.case === "failure");
+    assert.ok(result?.case === "failure");
     assert.equal(result.value.stderr, failure.text);
     assert.equal(result.value.stdout, "", "not repeated on stdout");
   });

@@ -18,6 +18,7 @@ export const IMAGE_SAVE_TOOL = "cursor_image_save";
 export interface StagedImage {
   /** Where Cursor asked the image to go (absolute). */
   readonly path: string;
+  /** The image file's bytes. */
   readonly bytes: Uint8Array;
 }
 

@@ -20,7 +20,7 @@ import { canSaveImages, IMAGE_SAVE_TOOL, type ImageStaging } from "./image-save.
 import type { ToolResultText } from "./tool-result-text.ts";
 
 /** The host web search tools, in order of preference. */
-export const WEB_SEARCH_TOOLS = ["custom_websearch", "websearch"] as const;
+const WEB_SEARCH_TOOLS = ["custom_websearch", "websearch"] as const;
 
 /** What these queries need from the call. */
 export interface SurfaceQueryContext {

@@ -179,7 +179,7 @@ function displayVariant(spec: ToolSpec, toolCallId: string, workspace: string): 
  * The short description the emulated model gives a Task: never the prompt's first line,
  * so a client that shows it can be told apart from one that derives its own.
  */
-export function taskDescription(subagentType: string, prompt: string): string {
+function taskDescription(subagentType: string, prompt: string): string {
   const words = prompt.split(/\s+/).filter((word) => word !== "").slice(0, 3).join(" ");
   return `${subagentType} task: ${words}`;
 }
