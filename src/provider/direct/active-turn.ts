@@ -326,6 +326,11 @@ export class ActiveTurn {
       await this.run.refuseExec(exec, decision.reason);
       return false;
     }
+    if (decision.type === "answer") {
+      const text = { text: decision.text, isError: false, denied: false };
+      await this.run.answerExec(exec.id, execResultMessages(decision.result, text));
+      return false;
+    }
     for (const part of closeOpenParts(this.state)) emit(part);
     const toolCallId = `cursor_${this.#newId()}`;
     const toolName = decision.type === "probe" ? decision.toolName : decision.call.toolName;

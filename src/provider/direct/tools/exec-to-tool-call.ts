@@ -53,6 +53,8 @@ export interface BridgedCall {
 export type BridgeDecision =
   | { readonly type: "call"; readonly call: BridgedCall }
   | { readonly type: "refuse"; readonly reason: string }
+  /** Answered without a host call (Cursor's own result). */
+  | { readonly type: "answer"; readonly result: ExecKind; readonly text: string }
   | Extract<WriteDecision, { type: "probe" }>;
 
 /** What the bridge knows besides the exec. */
@@ -220,6 +222,9 @@ export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): Bri
 
 function bridgeWrite(path: string, text: string, context: BridgeContext): BridgeDecision {
   const decision = bridgeWriteExec(path, text, context);
+  if (decision.type === "unchanged") {
+    return { type: "answer", result: { kind: "write", path, content: decision.content }, text: "" };
+  }
   if (decision.type === "call") {
     return {
       type: "call",

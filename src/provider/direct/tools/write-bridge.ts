@@ -4,7 +4,8 @@
  * file as it is, so a write of an existing file becomes a targeted edit built against
  * the file's real bytes (read first through the host's shell, see {@link probeCommand}).
  * A write that replaces every line, or a new file, stays a whole-file write with the
- * requested text.
+ * requested text. A write whose text the file's real bytes already hold needs no host
+ * write at all: Cursor gets its own success result.
  *
  * @module
  */
@@ -43,7 +44,9 @@ export type WriteDecision =
     readonly path: string;
     readonly nonce: string;
   }
-  | { readonly type: "refuse"; readonly reason: string };
+  | { readonly type: "refuse"; readonly reason: string }
+  /** The file already holds the text: Cursor's write is done without a host write. */
+  | { readonly type: "unchanged"; readonly content: string };
 
 /**
  * Decides how a write of `text` to `path` runs on the host.
@@ -90,6 +93,8 @@ export function bridgeWriteExec(path: string, text: string, context: WriteContex
   if (previous === undefined) return wholeWrite(path, text, undefined, context.tools);
   const plan = planChange(previous, text);
   const changed = plan.removed.length > 0 || plan.added.length > 0;
+  // Nothing to write: Cursor gets its own result, the person no needless write prompt.
+  if (!changed && file !== undefined) return { type: "unchanged", content: plan.text };
   if (!changed || plan.wholeFile || (!edit && !patch)) {
     return wholeWrite(path, text, previous, context.tools);
   }
