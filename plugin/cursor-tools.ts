@@ -22,8 +22,11 @@ const SEARCH_TIMEOUT_MS = 25_000;
 
 /** What OpenCode passes a plugin tool's `execute` (the parts used here). */
 export interface ToolContextLike {
+  /** The session's project directory. */
   readonly directory?: string;
+  /** The project's worktree root (permission patterns are relative to it). */
   readonly worktree?: string;
+  /** Aborts the tool call. */
   readonly abort?: AbortSignal;
   /** Asks the person for a permission; rejects when refused. */
   ask?(request: {
@@ -36,15 +39,27 @@ export interface ToolContextLike {
 
 /** What a plugin tool returns. */
 export interface ToolOutputLike {
+  /** The row's title. */
   readonly title: string;
+  /** What the model reads. */
   readonly output: string;
+  /** Kept with the row. */
   readonly metadata: Record<string, unknown>;
 }
 
 /** A classic plugin tool. */
 export interface PluginToolLike {
+  /** What the tool does, for the model. */
   readonly description: string;
+  /** Each argument's JSON schema (OpenCode lists every one as required). */
   readonly args: Record<string, Record<string, unknown>>;
+  /**
+   * Runs the tool.
+   *
+   * @param args The model's arguments, unvalidated.
+   * @param context The call's context.
+   * @returns The row's title, output and metadata.
+   */
   execute(args: unknown, context: ToolContextLike): Promise<ToolOutputLike>;
 }
 
