@@ -93,6 +93,17 @@ export interface V2ModelInfoLike {
   variants: unknown;
   /** Context and output limits. */
   limit: unknown;
+  /** Prices in USD per million tokens, one row per context tier (`ModelCost[]`). */
+  cost: unknown;
+}
+
+/** One price row of a model (`ModelCost`): USD per million tokens, from a context size on. */
+export interface V2ModelCost {
+  /** Absent for the base row; `{ type: "context", size }` for prompts above `size` tokens. */
+  readonly tier?: { readonly type: "context"; readonly size: number };
+  readonly input: number;
+  readonly output: number;
+  readonly cache: { readonly read: number; readonly write: number };
 }
 
 /** The catalogue draft (`CatalogDraft`). */
