@@ -299,6 +299,35 @@ export interface RebaseEvent {
   readonly delayMs: number;
 }
 
+/** `git: discovery` — the workspace's git facts were read for a request context. */
+export interface GitDiscoveryEvent {
+  readonly kind: "git-discovery";
+  readonly elapsedMs: number;
+  /** How long `git status` took (0 outside a repository). */
+  readonly statusMs: number;
+  readonly statusComplete: boolean;
+  readonly repos: number;
+}
+
+/** `git: \`…\` timed out after Nms` — a git command ran into its time limit. */
+export interface GitTimeoutEvent {
+  readonly kind: "git-timeout";
+  /** The arguments after `git`. */
+  readonly command: string;
+  readonly timeoutMs: number;
+}
+
+/** `git: unavailable` — this runtime runs no git (the web entry). */
+export interface GitUnavailableEvent {
+  readonly kind: "git-unavailable";
+}
+
+/** `workspace facts: reused ageMs=` — a build within the reuse window took the last discovery. */
+export interface WorkspaceFactsReusedEvent {
+  readonly kind: "workspace-facts-reused";
+  readonly ageMs: number;
+}
+
 /** Every debug line of the direct backend. */
 export type DiagnosticEvent =
   | OutboundRunEvent
@@ -325,4 +354,8 @@ export type DiagnosticEvent =
   | FreshTurnEvent
   | DrainEvent
   | RunInterruptedEvent
-  | RebaseEvent;
+  | RebaseEvent
+  | GitDiscoveryEvent
+  | GitTimeoutEvent
+  | GitUnavailableEvent
+  | WorkspaceFactsReusedEvent;

@@ -100,6 +100,14 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       } conversationGroupId=${event.conversationGroupId ?? "none"} run=ephemeral`;
     case "image-catalogue-unreadable":
       return `images: catalogue unreadable (${event.errorName})`;
+    case "git-discovery":
+      return `git: discovery elapsedMs=${event.elapsedMs} statusMs=${event.statusMs} statusComplete=${event.statusComplete} repos=${event.repos}`;
+    case "git-timeout":
+      return `git: \`${event.command}\` timed out after ${event.timeoutMs}ms`;
+    case "git-unavailable":
+      return "git: unavailable in this runtime (web entry): the request context carries no git facts";
+    case "workspace-facts-reused":
+      return `workspace facts: reused ageMs=${event.ageMs}`;
     default:
       return recoveryText(event);
   }
