@@ -34,7 +34,11 @@ export function turnDiagnostics(inputs: DiagnosticsInputs): DiagnosticEvent[] {
   const { context, finish, outcome } = inputs;
   const { turn } = context;
   const state = turn.state;
-  const events: DiagnosticEvent[] = [];
+  const failures = turn.run.activity.displayFailures.splice(0);
+  const events: DiagnosticEvent[] = failures.map((failure) => ({
+    kind: "display-tool-error",
+    ...failure,
+  }));
   const sessionKey = context.diagnostics.sessionKey;
   if (outcome === "turn-ended" && state.latestCheckpoint && state.latestCheckpoint.length > 0) {
     events.push({
@@ -170,6 +174,7 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): CacheDiagnosisEvent {
       state.latestCategories,
       facts.requestContext,
     ),
+    ...interactionTags(activity, c),
     checkpointUpdates: activity.checkpointUpdates,
     tokenDetailUpdates: activity.tokenDetailUpdates,
     pumpPasses: turn.pumpPasses,
@@ -178,6 +183,24 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): CacheDiagnosisEvent {
     displayToolCalls: activity.displayToolCalls,
     execRequests: activity.execRequests,
     toolCalls: turn.toolCalls,
+  };
+}
+
+/**
+ * `createPlanInTurn` / `switchModeInTurn`, and `turnEndedCacheRead=zero-interaction` when
+ * such a Run's TurnEnded reported no cache read (kept as reported; not evidence either way).
+ */
+function interactionTags(
+  activity: PassContext["turn"]["run"]["activity"],
+  counters: PassContext["turn"]["state"]["counters"],
+): Pick<CacheDiagnosisEvent, "createPlanInTurn" | "switchModeInTurn" | "zeroInteractionCacheRead"> {
+  const interaction = activity.createPlanInRun || activity.switchModeInRun;
+  return {
+    ...(activity.createPlanInRun ? { createPlanInTurn: true } : {}),
+    ...(activity.switchModeInRun ? { switchModeInTurn: true } : {}),
+    ...(interaction && counters !== undefined && counters.cacheReadTokens === 0
+      ? { zeroInteractionCacheRead: true }
+      : {}),
   };
 }
 

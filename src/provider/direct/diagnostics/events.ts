@@ -197,6 +197,8 @@ export interface CacheDiagnosisEvent {
   readonly toolsCategoryChurn?: string;
   /** A CreatePlan interaction happened in this Run. */
   readonly createPlanInTurn?: boolean;
+  /** A SwitchMode interaction happened in this Run. */
+  readonly switchModeInTurn?: boolean;
   /** TurnEnded reported no cache read for a turn with a plan or mode interaction. */
   readonly zeroInteractionCacheRead?: boolean;
   readonly checkpointUpdates: number;
@@ -299,6 +301,22 @@ export interface RebaseEvent {
   readonly delayMs: number;
 }
 
+/** `display tool_call_completed: ERROR` — Cursor reported a tool call as failed. */
+export interface DisplayToolErrorEvent {
+  readonly kind: "display-tool-error";
+  readonly callId: string;
+  /** The ToolCall variant (`mcpToolCall`, `readToolCall`, …). */
+  readonly tool: string;
+  /** The error text (for MCP calls, the error title and detail). */
+  readonly error: string;
+  /** For MCP calls: the chosen name, its namespace and bare tool name (empty when missing). */
+  readonly mcp?: {
+    readonly name: string;
+    readonly providerIdentifier: string;
+    readonly toolName: string;
+  };
+}
+
 /** `git: discovery` — the workspace's git facts were read for a request context. */
 export interface GitDiscoveryEvent {
   readonly kind: "git-discovery";
@@ -355,6 +373,7 @@ export type DiagnosticEvent =
   | DrainEvent
   | RunInterruptedEvent
   | RebaseEvent
+  | DisplayToolErrorEvent
   | GitDiscoveryEvent
   | GitTimeoutEvent
   | GitUnavailableEvent
