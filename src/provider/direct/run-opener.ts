@@ -83,7 +83,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       throw new CursorError("canceled", "Request was canceled");
     }
     await run.start(requestBytes);
-    return new ActiveTurn({
+    const turn = new ActiveTurn({
       run,
       conversationId: plan.conversationId,
       modelId: selection.modelId,
@@ -93,6 +93,9 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       logger: config.logger,
       workspaceRoot: config.workspace.workspaceRoot,
     });
+    // The ledger prices the variant the Run asked for (a Fast variant at its Fast rates).
+    config.billing.variantOf.set(turn, selection.parameters);
+    return turn;
   };
   if (config.logger.enabled) {
     await logOutbound(config, {
