@@ -168,6 +168,7 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): CacheDiagnosisEvent {
     rawUncached: Math.max(rawInput - rawCacheRead - rawCacheWrite, 0),
     priorContext: prior,
     currentContext: state.latestUsed ?? prior,
+    sameSizedCategoryTokens: sameSized(turn.priorCategories, state.latestCategories),
     categoryDelta: categoryDelta(turn.priorCategories, state.latestCategories),
     toolsCategoryChurn: toolsCategoryChurn(
       turn.priorCategories,
@@ -202,6 +203,17 @@ function interactionTags(
       ? { zeroInteractionCacheRead: true }
       : {}),
   };
+}
+
+function sameSized(
+  prior: Record<string, number> | undefined,
+  current: Record<string, number> | undefined,
+): number {
+  let sum = 0;
+  for (const [id, tokens] of Object.entries(current ?? {})) {
+    if (prior?.[id] === tokens) sum += tokens;
+  }
+  return sum;
 }
 
 function categoryDelta(

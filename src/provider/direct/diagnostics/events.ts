@@ -191,6 +191,8 @@ export interface CacheDiagnosisEvent {
   readonly rawUncached: number;
   readonly priorContext: number;
   readonly currentContext: number;
+  /** Sum of current categories whose token count equals the prior checkpoint's (sizes only). */
+  readonly sameSizedCategoryTokens: number;
   /** Per category: the token change, or whether it appeared or disappeared. */
   readonly categoryDelta: Readonly<Record<string, number | "new" | "removed">> | undefined;
   /** `none`, `upstream-stable-overlay` or `client-overlay-changed`, once capability epochs report it. */

@@ -257,6 +257,7 @@ function cacheDiagnosisText(event: CacheDiagnosisEvent): string {
     `currentContext=${event.currentContext}`,
     `contextDelta=${event.currentContext - prior}`,
     `rawReadVsPriorContext=${prior > 0 ? (event.rawCacheRead / prior).toFixed(2) : "0.00"}x`,
+    `sameSizedCategoryTokens=${event.sameSizedCategoryTokens}`,
     `categoryDelta=${categoryDeltaText(event.categoryDelta)}`,
     ...(event.toolsCategoryChurn ? [`toolsCategoryChurn=${event.toolsCategoryChurn}`] : []),
     ...(event.createPlanInTurn ? ["createPlanInTurn=true"] : []),
