@@ -101,8 +101,11 @@ export interface V2ModelInfoLike {
 export interface V2ModelCost {
   /** Absent for the base row; `{ type: "context", size }` for prompts above `size` tokens. */
   readonly tier?: { readonly type: "context"; readonly size: number };
+  /** Uncached input. */
   readonly input: number;
+  /** Output (reasoning included). */
   readonly output: number;
+  /** Cached input read and written. */
   readonly cache: { readonly read: number; readonly write: number };
 }
 

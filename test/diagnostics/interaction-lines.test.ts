@@ -27,8 +27,9 @@ async function turn(
 /** A Run that shows a CreatePlan call and a failed read, then ends with no cache read. */
 async function planTurnWithoutCacheRead(server: ScriptedServer): Promise<void> {
   await server.next((m) => m.message.case === "runRequest");
-  const update = (message: MessageInitShape<typeof InteractionUpdateSchema>["message"]) =>
-    server.emit({ message: { case: "interactionUpdate", value: { message } } });
+  const update = (
+    message: NonNullable<MessageInitShape<typeof InteractionUpdateSchema>["message"]>,
+  ) => server.emit({ message: { case: "interactionUpdate", value: { message } } });
   update({
     case: "toolCallStarted",
     value: {

@@ -175,7 +175,7 @@ async function textRunWithoutCheckpoint(server: ScriptedServer): Promise<void> {
   server.end();
 }
 
-type UpdateInit = MessageInitShape<typeof InteractionUpdateSchema>["message"];
+type UpdateInit = NonNullable<MessageInitShape<typeof InteractionUpdateSchema>["message"]>;
 
 async function planRunWithoutRules(server: ScriptedServer): Promise<void> {
   await server.next((m) => m.message.case === "runRequest");
