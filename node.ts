@@ -12,6 +12,7 @@ import { createHttp2Transport } from "./src/adapters/node/http2-transport.ts";
 import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
 import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
 import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
+import { createNodeGitRunner } from "./src/adapters/node/git-runner.ts";
 import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
 import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
 import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
@@ -72,6 +73,7 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,
     workspace: () => workspaceFacts(),
+    git: () => createNodeGitRunner(),
     processRunner: () => createNodeProcessRunner(),
     findCursorAgent: (explicitPath) =>
       findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),

@@ -6,6 +6,8 @@
  */
 import { createCredentialRedactor } from "../src/auth/credential-redactor.ts";
 import type { CatalogModel } from "../src/catalog/catalog-model.ts";
+import { LONG_CONTEXT_THRESHOLD_TOKENS } from "../src/billing/rates.ts";
+import type { OpenCodeModelCost, OpenCodeTokenCost } from "../src/catalog/opencode-cost.ts";
 import { type OpenCodeModelEntry, openCodeModels } from "../src/catalog/opencode-entries.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
 import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
@@ -19,6 +21,7 @@ import { credentialsFromIntegration, registerAisdk } from "./v2-registration.ts"
 import type {
   V2CatalogDraftLike,
   V2ContextLike,
+  V2ModelCost,
   V2ModelInfoLike,
   V2PluginDefinition,
 } from "./v2-types.ts";
@@ -114,4 +117,23 @@ function applyEntry(model: V2ModelInfoLike, entry: OpenCodeModelEntry, providerE
     body: { ...body },
   }));
   model.limit = { context: entry.limit.context, output: entry.limit.output };
+  model.cost = v2Cost(entry.cost);
+}
+
+/** OpenCode 2's price rows (`ModelCost[]`) of an entry's cost; none for an unpriced model. */
+function v2Cost(cost: OpenCodeModelCost | undefined): V2ModelCost[] {
+  if (cost === undefined) return [];
+  const row = (rates: OpenCodeTokenCost) => ({
+    input: rates.input,
+    output: rates.output,
+    cache: { read: rates.cache_read, write: rates.cache_write },
+  });
+  const over = cost.context_over_200k;
+  return [
+    row(cost),
+    ...(over === undefined ? [] : [{
+      tier: { type: "context" as const, size: LONG_CONTEXT_THRESHOLD_TOKENS },
+      ...row(over),
+    }]),
+  ];
 }

@@ -54,6 +54,7 @@ export type {
   V2IntegrationLike,
   V2KeyMethodRegistration,
   V2LanguageInputLike,
+  V2ModelCost,
   V2ModelInfoLike,
   V2ModelLike,
   V2PluginDefinition,

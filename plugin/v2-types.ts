@@ -93,6 +93,20 @@ export interface V2ModelInfoLike {
   variants: unknown;
   /** Context and output limits. */
   limit: unknown;
+  /** Prices in USD per million tokens, one row per context tier (`ModelCost[]`). */
+  cost: unknown;
+}
+
+/** One price row of a model (`ModelCost`): USD per million tokens, from a context size on. */
+export interface V2ModelCost {
+  /** Absent for the base row; `{ type: "context", size }` for prompts above `size` tokens. */
+  readonly tier?: { readonly type: "context"; readonly size: number };
+  /** Uncached input. */
+  readonly input: number;
+  /** Output (reasoning included). */
+  readonly output: number;
+  /** Cached input read and written. */
+  readonly cache: { readonly read: number; readonly write: number };
 }
 
 /** The catalogue draft (`CatalogDraft`). */

@@ -18,6 +18,7 @@ import { fetchAgentOrigin } from "../transport/server-config.ts";
 import { createSseTransport } from "../transport/sse-transport.ts";
 import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
+import type { GitRunner } from "../session/git-facts.ts";
 import { type ConversationStore, createConversationStore } from "../session/conversation-store.ts";
 import {
   type ConversationSnapshotStore,
@@ -25,6 +26,7 @@ import {
 } from "../session/snapshot-store.ts";
 import type { ActiveTurn } from "./direct/active-turn.ts";
 import { emitDiagnostic } from "./direct/diagnostics/format.ts";
+import { createWorkspaceGit, type WorkspaceGit } from "./direct/workspace-git.ts";
 import type { UsageMode } from "./direct/diagnostics/events.ts";
 import {
   type BillingBook,
@@ -47,6 +49,8 @@ export interface ProviderAdapters {
   readonly machineId?: () => Promise<string>;
   /** Workspace facts when settings give none. */
   readonly workspace?: () => WorkspaceFacts;
+  /** Runs git, for the request context's git facts (absent on the web entry). */
+  readonly git?: () => GitRunner;
   /** Starts processes, for the CLI backend. */
   readonly processRunner?: () => ProcessRunner;
   /** Finds the `cursor-agent` binary (an explicit path first). */
@@ -72,6 +76,8 @@ export interface ProviderConfig {
   readonly transport: AgentTransport;
   readonly blobs: BlobStore;
   readonly workspace: WorkspaceFacts;
+  /** The workspace's git facts, for request contexts being built. */
+  readonly workspaceGit: WorkspaceGit;
   readonly now: () => number;
   readonly generateId: () => string;
   /** Conversations by host session, with their held Runs. */
@@ -141,6 +147,7 @@ export function resolveProviderConfig(
     return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
   });
   let agentOrigin: Promise<string> | undefined;
+  const workspace = { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace };
   const billing = createBillingBook(generateId);
   const logger = redactingLogger(
     settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
@@ -154,7 +161,8 @@ export function resolveProviderConfig(
     redactor,
     transport: withRunCredentials(resolveTransport(settings, adapters, fetchImpl), tokens),
     blobs: createMemoryBlobStore(),
-    workspace: { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace },
+    workspace,
+    workspaceGit: createWorkspaceGit({ git: adapters.git?.(), root: workspace.workspaceRoot, now }),
     now,
     generateId,
     conversations: createConversationStore<ActiveTurn>({

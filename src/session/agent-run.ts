@@ -24,7 +24,11 @@ import type { AgentRunStream } from "../transport/agent-transport.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { refuseExec } from "./exec-refusal.ts";
 import type { RunEvent } from "./run-events.ts";
-import { type ClientMessageInit, dispatchServerMessage } from "./run-dispatch.ts";
+import {
+  type ClientMessageInit,
+  dispatchServerMessage,
+  type DisplayFailure,
+} from "./run-dispatch.ts";
 
 /** The `message` oneof of an exec result. */
 export type ExecResultMessage = NonNullable<
@@ -71,6 +75,11 @@ export interface RunActivity {
   kvSets: number;
   /** Visible output (text, thinking, tool activity) reached the host: replay is unsafe. */
   visibleOutput: boolean;
+  /** A CreatePlan / SwitchMode call or query came in this Run. */
+  createPlanInRun: boolean;
+  switchModeInRun: boolean;
+  /** Completed display tool calls whose result is an error, not yet logged. */
+  displayFailures: DisplayFailure[];
 }
 
 /**
@@ -100,6 +109,9 @@ export class AgentRun {
     kvGets: 0,
     kvSets: 0,
     visibleOutput: false,
+    createPlanInRun: false,
+    switchModeInRun: false,
+    displayFailures: [],
   };
 
   /**

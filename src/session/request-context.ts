@@ -8,6 +8,7 @@
 import { create, fromJson, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { type RequestContext, RequestContextSchema } from "../gen/agent/v1/request_context_pb.ts";
+import type { GitFacts } from "./git-facts.ts";
 
 /** What the request context is built from. */
 export interface WorkspaceFacts {
@@ -30,6 +31,12 @@ export interface RequestContextInputs {
   readonly systemPrompt: string;
   /** Host tools advertised to Cursor as MCP tools (those with no Cursor counterpart). */
   readonly tools?: readonly AdvertisedTool[];
+  /**
+   * The workspace's git facts, discovered when the context is built and frozen with it:
+   * they are not part of the reuse key, so a file edit never rebuilds the context
+   * (docs/decisions/120-git-facts-frozen-per-conversation.md).
+   */
+  readonly git?: GitFacts | undefined;
 }
 
 /** A host tool as Cursor sees it. */
@@ -95,7 +102,41 @@ export function buildRequestContext(inputs: RequestContextInputs): RequestContex
     rulesInfoComplete: true,
     envInfoComplete: true,
     mcpInfoComplete: true,
+    ...(inputs.git === undefined ? {} : gitSlice(inputs.git)),
   });
+}
+
+function gitSlice(git: GitFacts) {
+  return {
+    gitRepos: git.repos.map((repo) => ({
+      path: repo.path,
+      status: repo.status,
+      branchName: repo.branch,
+      ...(repo.remoteUrl === undefined ? {} : { remoteUrl: repo.remoteUrl }),
+    })),
+    gitRepoInfoComplete: git.repoInfoComplete,
+    gitStatusInfoComplete: git.statusComplete,
+  };
+}
+
+/**
+ * The reuse key of a request context: everything it is built from except the git facts.
+ *
+ * @param inputs What the context is built from.
+ * @returns The key.
+ *
+ * @example
+ * ```ts
+ * import { requestContextKey } from "./request-context.ts";
+ *
+ * const workspace = { workspaceRoot: "/ws", osVersion: "linux", shell: "/bin/sh", timeZone: "UTC" };
+ * const git = { repos: [], repoInfoComplete: true, statusComplete: true };
+ * console.assert(requestContextKey({ workspace, systemPrompt: "" }) === requestContextKey({ workspace, systemPrompt: "", git }));
+ * ```
+ */
+export function requestContextKey(inputs: RequestContextInputs): string {
+  const { git: _git, ...keyed } = inputs;
+  return JSON.stringify(keyed);
 }
 
 function toJsonValue(value: unknown): JsonValue {
@@ -121,8 +162,8 @@ export interface MaterializedRequestContext {
 }
 
 /**
- * Materializes a request context, reusing the previous one (same object, same bytes)
- * when its inputs are unchanged.
+ * Materializes a request context, reusing the previous one (same object, same bytes,
+ * same git facts) when its inputs other than git are unchanged.
  *
  * @param inputs What the context is built from.
  * @param previous The previously sent context with its inputs key.
@@ -132,7 +173,7 @@ export function materializeRequestContext(
   inputs: RequestContextInputs,
   previous: (MaterializedRequestContext & { readonly key: string }) | undefined,
 ): MaterializedRequestContext & { readonly key: string; readonly reused: boolean } {
-  const key = JSON.stringify(inputs);
+  const key = requestContextKey(inputs);
   if (previous !== undefined && previous.key === key) return { ...previous, reused: true };
   const message = buildRequestContext(inputs);
   return { message, bytes: toBinary(RequestContextSchema, message), key, reused: false };

@@ -38,6 +38,26 @@ export interface DispatchActivity {
   kvGets: number;
   kvSets: number;
   visibleOutput: boolean;
+  /** A CreatePlan / SwitchMode call or query came in this Run. */
+  createPlanInRun: boolean;
+  switchModeInRun: boolean;
+  /** Completed display tool calls whose result is an error, not yet logged. */
+  displayFailures: DisplayFailure[];
+}
+
+/** The error result of a completed display tool call. */
+export interface DisplayFailure {
+  readonly callId: string;
+  /** The ToolCall variant (`mcpToolCall`, `readToolCall`, …). */
+  readonly tool: string;
+  /** The result's error text (for MCP calls, Cursor's error title and detail). */
+  readonly error: string;
+  /** For MCP calls: the tool name the model chose, its namespace and bare name (may be empty). */
+  readonly mcp?: {
+    readonly name: string;
+    readonly providerIdentifier: string;
+    readonly toolName: string;
+  };
 }
 
 /** What dispatching needs from the Run. */
@@ -85,10 +105,15 @@ export function dispatchServerMessage(
       return [{ type: "step", phase: "completed", stepId: BigInt(view.stepId) }];
     case "tool-call-started":
       activity.displayToolCalls++;
+      noteInteraction(activity, view.tool?.case);
       activity.visibleOutput = true;
       return [toolDisplay("started", view.callId, view.tool?.case, view.toolCall)];
-    case "tool-call-completed":
+    case "tool-call-completed": {
+      noteInteraction(activity, view.tool?.case);
+      const failure = displayFailure(view.callId, view.toolCall);
+      if (failure !== undefined && run.logger.enabled) activity.displayFailures.push(failure);
       return [toolDisplay("completed", view.callId, view.tool?.case, view.toolCall)];
+    }
     case "checkpoint":
       activity.checkpointUpdates++;
       if (view.state.tokenDetails) activity.tokenDetailUpdates++;
@@ -127,6 +152,7 @@ export function dispatchServerMessage(
       activity.visibleOutput = true;
       return [{ type: "exec-abort", id: view.id }];
     case "interaction-query":
+      noteInteraction(activity, view.query.case);
       return declineQuery(view, run);
     case "unknown":
       return unknownMessage(view, run);
@@ -168,6 +194,46 @@ function toolDisplay(
   toolCall: ToolCall | undefined,
 ): RunEvent {
   return { type: "tool-display", phase, callId, tool: String(tool), toolCall };
+}
+
+/** Marks a CreatePlan or SwitchMode call (display or interaction query) in the Run. */
+function noteInteraction(activity: DispatchActivity, kind: string | undefined): void {
+  if (kind === "createPlanToolCall" || kind === "createPlanRequestQuery") {
+    activity.createPlanInRun = true;
+  }
+  if (kind === "switchModeToolCall" || kind === "switchModeRequestQuery") {
+    activity.switchModeInRun = true;
+  }
+}
+
+/** The error of a completed call's typed result (`result.result` of case `error`), if any. */
+function displayFailure(callId: string, call: ToolCall | undefined): DisplayFailure | undefined {
+  const tool = call?.tool;
+  if (tool?.value === undefined || !("result" in tool.value)) return undefined;
+  const result: object | undefined = tool.value.result;
+  const oneof = result !== undefined && "result" in result
+    ? result.result as { case?: unknown; value?: unknown } | undefined
+    : undefined;
+  if (oneof?.case !== "error") return undefined;
+  const value = oneof.value as { error?: unknown; errorMessage?: unknown } | undefined;
+  const text = typeof value?.error === "string"
+    ? value.error
+    : typeof value?.errorMessage === "string"
+    ? value.errorMessage
+    : "";
+  const error = text === "" ? "(no detail)" : text;
+  if (tool.case !== "mcpToolCall") return { callId, tool: tool.case, error };
+  const args = tool.value.args;
+  return {
+    callId,
+    tool: tool.case,
+    error,
+    mcp: {
+      name: args?.name ?? "",
+      providerIdentifier: args?.providerIdentifier ?? "",
+      toolName: args?.toolName ?? "",
+    },
+  };
 }
 
 type KvAnswer = NonNullable<MessageInitShape<typeof KvClientMessageSchema>["message"]>;

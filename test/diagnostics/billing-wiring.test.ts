@@ -5,6 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ModelMessage, stepCountIs, streamText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
+import { CURSOR_PRICING } from "../../src/billing/cursor-pricing.ts";
+import { lookupPrice } from "../../src/billing/price-lookup.ts";
+import { runRealCost } from "../../src/billing/step-cost.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
 
 const NANO_AIU_PER_USD = 100_000_000_000;
@@ -94,6 +97,46 @@ describe("billing ledger wired to finishes", () => {
       const billing = lines.filter((l) => l.startsWith("billing: step="));
       assert.equal(billing.length, 1);
       assert.match(billing[0] ?? "", /stepUsd=0\.000000 .*delivered=true pricing=unpriced$/);
+    });
+  });
+
+  it("a Fast variant is billed at the model's Fast rates", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator, "sse");
+      const variant = (fast: string) => ({
+        cursor: {
+          cursorVariantParameters: [{ id: "reasoning", value: "medium" }, {
+            id: "fast",
+            value: fast,
+          }],
+        },
+      });
+      const standard = await charges(
+        streamText({ model: cursor("gpt-5"), prompt: "Hello", providerOptions: variant("false") }),
+      );
+      const fast = await charges(
+        streamText({ model: cursor("gpt-5"), prompt: "Hello", providerOptions: variant("true") }),
+      );
+      const [first, second] = emulator.runs();
+      assert.ok(first && second);
+      assert.deepEqual(second.parameters, { reasoning: "medium", fast: "true" });
+      const cost = (fast: boolean, counters: typeof first.counters) =>
+        runRealCost(
+          lookupPrice(CURSOR_PRICING, {
+            modelId: "gpt-5",
+            parameters: [{ id: "fast", value: String(fast) }],
+          }),
+          {
+            inputTokens: counters.input,
+            cacheReadTokens: counters.cacheRead,
+            cacheWriteTokens: counters.cacheWrite,
+            outputTokens: counters.output,
+          },
+          0,
+        );
+      assert.deepEqual(standard, [cost(false, first.counters)]);
+      assert.deepEqual(fast, [cost(true, second.counters)]);
+      assert.ok((fast[0] ?? 0) > (standard[0] ?? 0), "GPT-5 Fast costs twice the standard rates");
     });
   });
 

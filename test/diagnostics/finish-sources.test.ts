@@ -16,6 +16,9 @@ const activity: RunActivity = {
   kvGets: 0,
   kvSets: 0,
   visibleOutput: true,
+  createPlanInRun: false,
+  switchModeInRun: false,
+  displayFailures: [],
 };
 
 const counters: TurnCounters = {

@@ -370,3 +370,45 @@ describe("entry modules", () => {
     assert.deepEqual(fake.registered, ["sdk", "language"]);
   });
 });
+
+describe("OpenCode 2.x entry cost", () => {
+  it("maps each model's published price to OpenCode 2's cost rows, and none for an unpriced model", async () => {
+    const model = (id: string, displayName: string): CatalogModel => ({
+      id,
+      displayName,
+      thinking: false,
+      images: false,
+      tools: true,
+      variants: [],
+    });
+    const fake = fakeContext();
+    const store = memoryStore(serializeCatalogCache({
+      fetchedAt: Date.now(),
+      models: [model("claude-4-sonnet", "Sonnet 4"), model("default", "Auto")],
+    }));
+    const plugin = createOpenCode2Plugin(() => ({
+      env: {},
+      store,
+      storeLocation: "/cache/cursor-models.json",
+      fetch: () => Promise.reject(new Error("offline")),
+      now: Date.now,
+      machineId: () => Promise.resolve("d".repeat(64)),
+      readStoredAuth: () => Promise.resolve(undefined),
+      openBrowser: () => false,
+      logger: createMemoryLogger().logger,
+      providerEntry: "file:///opt/pkg/node.js",
+      createProvider: recordingProvider().createProvider,
+    }));
+    await plugin.setup(fake.context);
+    assert.deepEqual(fake.models["cursor/claude-4-sonnet"]?.cost, [
+      { input: 3, output: 15, cache: { read: 0.3, write: 3.75 } },
+      {
+        tier: { type: "context", size: 200_000 },
+        input: 6,
+        output: 22.5,
+        cache: { read: 0.6, write: 7.5 },
+      },
+    ]);
+    assert.deepEqual(fake.models["cursor/default"]?.cost, []);
+  });
+});

@@ -10,7 +10,7 @@ import { CursorError } from "../../core/cursor-error.ts";
 import { sha256Hex } from "../../core/bytes.ts";
 import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
-import { materializeRequestContext } from "../../session/request-context.ts";
+import { materializeRequestContext, requestContextKey } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
@@ -50,10 +50,13 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const conversation = plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
   if (conversation) conversation.advertisedTools = advertised;
-  const requestContext = materializeRequestContext(
-    { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised },
-    conversation?.requestContext,
-  );
+  const base = { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised };
+  const previous = conversation?.requestContext;
+  // Git facts are read only when the context is rebuilt anyway, then frozen with it (ADR 120).
+  const git = previous?.key === requestContextKey(base)
+    ? undefined
+    : await config.workspaceGit.facts(config.logger);
+  const requestContext = materializeRequestContext({ ...base, git }, previous);
   if (conversation) conversation.requestContext = requestContext;
   const request = buildUserTurnRequest({
     conversationId: plan.conversationId,
@@ -80,7 +83,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       throw new CursorError("canceled", "Request was canceled");
     }
     await run.start(requestBytes);
-    return new ActiveTurn({
+    const turn = new ActiveTurn({
       run,
       conversationId: plan.conversationId,
       modelId: selection.modelId,
@@ -91,6 +94,9 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       workspaceRoot: config.workspace.workspaceRoot,
       images: config.images,
     });
+    // The ledger prices the variant the Run asked for (a Fast variant at its Fast rates).
+    config.billing.variantOf.set(turn, selection.parameters);
+    return turn;
   };
   if (config.logger.enabled) {
     await logOutbound(config, {

@@ -34,7 +34,11 @@ export function turnDiagnostics(inputs: DiagnosticsInputs): DiagnosticEvent[] {
   const { context, finish, outcome } = inputs;
   const { turn } = context;
   const state = turn.state;
-  const events: DiagnosticEvent[] = [];
+  const failures = turn.run.activity.displayFailures.splice(0);
+  const events: DiagnosticEvent[] = failures.map((failure) => ({
+    kind: "display-tool-error",
+    ...failure,
+  }));
   const sessionKey = context.diagnostics.sessionKey;
   if (outcome === "turn-ended" && state.latestCheckpoint && state.latestCheckpoint.length > 0) {
     events.push({
@@ -164,12 +168,14 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): CacheDiagnosisEvent {
     rawUncached: Math.max(rawInput - rawCacheRead - rawCacheWrite, 0),
     priorContext: prior,
     currentContext: state.latestUsed ?? prior,
+    sameSizedCategoryTokens: sameSized(turn.priorCategories, state.latestCategories),
     categoryDelta: categoryDelta(turn.priorCategories, state.latestCategories),
     toolsCategoryChurn: toolsCategoryChurn(
       turn.priorCategories,
       state.latestCategories,
       facts.requestContext,
     ),
+    ...interactionTags(activity, c),
     checkpointUpdates: activity.checkpointUpdates,
     tokenDetailUpdates: activity.tokenDetailUpdates,
     pumpPasses: turn.pumpPasses,
@@ -179,6 +185,35 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): CacheDiagnosisEvent {
     execRequests: activity.execRequests,
     toolCalls: turn.toolCalls,
   };
+}
+
+/**
+ * `createPlanInTurn` / `switchModeInTurn`, and `turnEndedCacheRead=zero-interaction` when
+ * such a Run's TurnEnded reported no cache read (kept as reported; not evidence either way).
+ */
+function interactionTags(
+  activity: PassContext["turn"]["run"]["activity"],
+  counters: PassContext["turn"]["state"]["counters"],
+): Pick<CacheDiagnosisEvent, "createPlanInTurn" | "switchModeInTurn" | "zeroInteractionCacheRead"> {
+  const interaction = activity.createPlanInRun || activity.switchModeInRun;
+  return {
+    ...(activity.createPlanInRun ? { createPlanInTurn: true } : {}),
+    ...(activity.switchModeInRun ? { switchModeInTurn: true } : {}),
+    ...(interaction && counters !== undefined && counters.cacheReadTokens === 0
+      ? { zeroInteractionCacheRead: true }
+      : {}),
+  };
+}
+
+function sameSized(
+  prior: Record<string, number> | undefined,
+  current: Record<string, number> | undefined,
+): number {
+  let sum = 0;
+  for (const [id, tokens] of Object.entries(current ?? {})) {
+    if (prior?.[id] === tokens) sum += tokens;
+  }
+  return sum;
 }
 
 function categoryDelta(

@@ -191,12 +191,16 @@ export interface CacheDiagnosisEvent {
   readonly rawUncached: number;
   readonly priorContext: number;
   readonly currentContext: number;
+  /** Sum of current categories whose token count equals the prior checkpoint's (sizes only). */
+  readonly sameSizedCategoryTokens: number;
   /** Per category: the token change, or whether it appeared or disappeared. */
   readonly categoryDelta: Readonly<Record<string, number | "new" | "removed">> | undefined;
   /** `none`, `upstream-stable-overlay` or `client-overlay-changed`, once capability epochs report it. */
   readonly toolsCategoryChurn?: string;
   /** A CreatePlan interaction happened in this Run. */
   readonly createPlanInTurn?: boolean;
+  /** A SwitchMode interaction happened in this Run. */
+  readonly switchModeInTurn?: boolean;
   /** TurnEnded reported no cache read for a turn with a plan or mode interaction. */
   readonly zeroInteractionCacheRead?: boolean;
   readonly checkpointUpdates: number;
@@ -299,6 +303,51 @@ export interface RebaseEvent {
   readonly delayMs: number;
 }
 
+/** `display tool_call_completed: ERROR` — Cursor reported a tool call as failed. */
+export interface DisplayToolErrorEvent {
+  readonly kind: "display-tool-error";
+  readonly callId: string;
+  /** The ToolCall variant (`mcpToolCall`, `readToolCall`, …). */
+  readonly tool: string;
+  /** The error text (for MCP calls, the error title and detail). */
+  readonly error: string;
+  /** For MCP calls: the chosen name, its namespace and bare tool name (empty when missing). */
+  readonly mcp?: {
+    readonly name: string;
+    readonly providerIdentifier: string;
+    readonly toolName: string;
+  };
+}
+
+/** `git: discovery` — the workspace's git facts were read for a request context. */
+export interface GitDiscoveryEvent {
+  readonly kind: "git-discovery";
+  readonly elapsedMs: number;
+  /** How long `git status` took (0 outside a repository). */
+  readonly statusMs: number;
+  readonly statusComplete: boolean;
+  readonly repos: number;
+}
+
+/** `git: \`…\` timed out after Nms` — a git command ran into its time limit. */
+export interface GitTimeoutEvent {
+  readonly kind: "git-timeout";
+  /** The arguments after `git`. */
+  readonly command: string;
+  readonly timeoutMs: number;
+}
+
+/** `git: unavailable` — this runtime runs no git (the web entry). */
+export interface GitUnavailableEvent {
+  readonly kind: "git-unavailable";
+}
+
+/** `workspace facts: reused ageMs=` — a build within the reuse window took the last discovery. */
+export interface WorkspaceFactsReusedEvent {
+  readonly kind: "workspace-facts-reused";
+  readonly ageMs: number;
+}
+
 /** Every debug line of the direct backend. */
 export type DiagnosticEvent =
   | OutboundRunEvent
@@ -325,4 +374,9 @@ export type DiagnosticEvent =
   | FreshTurnEvent
   | DrainEvent
   | RunInterruptedEvent
-  | RebaseEvent;
+  | RebaseEvent
+  | DisplayToolErrorEvent
+  | GitDiscoveryEvent
+  | GitTimeoutEvent
+  | GitUnavailableEvent
+  | WorkspaceFactsReusedEvent;

@@ -10,6 +10,7 @@ import { billingLine, turnRealLine } from "../../../billing/billing-line.ts";
 import type {
   CacheDiagnosisEvent,
   DiagnosticEvent,
+  DisplayToolErrorEvent,
   DrainEvent,
   FinishEvent,
   FreshTurnEvent,
@@ -100,6 +101,16 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       } conversationGroupId=${event.conversationGroupId ?? "none"} run=ephemeral`;
     case "image-catalogue-unreadable":
       return `images: catalogue unreadable (${event.errorName})`;
+    case "display-tool-error":
+      return displayToolErrorText(event);
+    case "git-discovery":
+      return `git: discovery elapsedMs=${event.elapsedMs} statusMs=${event.statusMs} statusComplete=${event.statusComplete} repos=${event.repos}`;
+    case "git-timeout":
+      return `git: \`${event.command}\` timed out after ${event.timeoutMs}ms`;
+    case "git-unavailable":
+      return "git: unavailable in this runtime (web entry): the request context carries no git facts";
+    case "workspace-facts-reused":
+      return `workspace facts: reused ageMs=${event.ageMs}`;
     default:
       return recoveryText(event);
   }
@@ -142,6 +153,22 @@ function recoveryText(
     case "rebase":
       return `rebasing fresh Run: conversationId=${event.conversationId} attempt=${event.attempt} retry=${event.retry} code=${event.code} delayMs=${event.delayMs} resume=false`;
   }
+}
+
+function displayToolErrorText(event: DisplayToolErrorEvent): string {
+  const named = (value: string) => value === "" ? "(missing)" : value;
+  const mcp = event.mcp === undefined ? [] : [
+    `name=${named(event.mcp.name)}`,
+    `namespace=${named(event.mcp.providerIdentifier)}`,
+    `toolName=${named(event.mcp.toolName)}`,
+  ];
+  return [
+    "display tool_call_completed: ERROR",
+    `callId=${JSON.stringify(event.callId)}`,
+    `tool=${event.tool}`,
+    ...mcp,
+    `error=${JSON.stringify(event.error)}`,
+  ].join(" ");
 }
 
 function turnEndedRawText(event: TurnEndedRawEvent): string {
@@ -230,9 +257,11 @@ function cacheDiagnosisText(event: CacheDiagnosisEvent): string {
     `currentContext=${event.currentContext}`,
     `contextDelta=${event.currentContext - prior}`,
     `rawReadVsPriorContext=${prior > 0 ? (event.rawCacheRead / prior).toFixed(2) : "0.00"}x`,
+    `sameSizedCategoryTokens=${event.sameSizedCategoryTokens}`,
     `categoryDelta=${categoryDeltaText(event.categoryDelta)}`,
     ...(event.toolsCategoryChurn ? [`toolsCategoryChurn=${event.toolsCategoryChurn}`] : []),
     ...(event.createPlanInTurn ? ["createPlanInTurn=true"] : []),
+    ...(event.switchModeInTurn ? ["switchModeInTurn=true"] : []),
     ...(event.zeroInteractionCacheRead
       ? ["turnEndedCacheRead=zero-interaction", "cacheReuseEvidence=unavailable"]
       : []),

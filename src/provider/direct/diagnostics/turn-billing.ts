@@ -17,7 +17,7 @@ import {
   createBillingLedger,
   type TurnRealRecord,
 } from "../../../billing/ledger.ts";
-import { lookupPrice } from "../../../billing/price-lookup.ts";
+import { lookupPrice, type PriceParameter } from "../../../billing/price-lookup.ts";
 import { runRealCost, stepEstimateCost } from "../../../billing/step-cost.ts";
 import type { TurnCounters } from "../../../session/run-events.ts";
 
@@ -34,6 +34,8 @@ export interface BillingBook {
   sessionOf(run: object): string | undefined;
   /** The context occupancy billed at the Run's previous finish. */
   readonly previousStepUsed: WeakMap<object, number>;
+  /** The variant tuple each Run asked for (`fast=true` selects a model's Fast rates). */
+  readonly variantOf: WeakMap<object, readonly PriceParameter[]>;
 }
 
 /**
@@ -78,6 +80,7 @@ export function createBillingBook(newId: () => string): BillingBook {
       return runs.get(run)?.sessionKey;
     },
     previousStepUsed: new WeakMap(),
+    variantOf: new WeakMap(),
   };
 }
 
@@ -116,7 +119,10 @@ export interface PendingCharge {
 export function quoteCharge(book: BillingBook, finish: FinishBilling): PendingCharge | undefined {
   const ledger = book.ledger(finish.sessionKey);
   const runId = book.runId(finish.run, finish.sessionKey);
-  const price = lookupPrice(CURSOR_PRICING, { modelId: finish.model });
+  const price = lookupPrice(CURSOR_PRICING, {
+    modelId: finish.model,
+    parameters: book.variantOf.get(finish.run),
+  });
   try {
     if (finish.reason === "tool-calls") {
       const quote = ledger.quoteEstimate({

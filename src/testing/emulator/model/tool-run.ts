@@ -13,7 +13,11 @@ import {
   type InteractionResponse,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
-import { type ToolCall, ToolCallSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
+import {
+  McpToolResultSchema,
+  type ToolCall,
+  ToolCallSchema,
+} from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
 import { interactionAnswerProblem } from "./interaction-shape.ts";
 import type { ExecOutcome } from "../io/replies.ts";
@@ -263,10 +267,18 @@ async function runMcp(
   const tool = findMcpTool(env.tools, spec.name);
   if (tool === undefined) {
     const names = env.tools.map((t) => t.name).join(", ") || "none";
+    const error =
+      `mcp \`${spec.name}\`: the client does not advertise this tool (advertised: ${names})`;
+    // Like Cursor's server-side invocation failures: no exec, an error on the completed call.
     return {
       ok: false,
-      summary:
-        `mcp \`${spec.name}\`: the client does not advertise this tool (advertised: ${names})`,
+      summary: error,
+      setResult: (call) => {
+        if (call.tool.case !== "mcpToolCall") return;
+        call.tool.value.result = create(McpToolResultSchema, {
+          result: { case: "error", value: { error: `Tool not found: ${error}` } },
+        });
+      },
     };
   }
   const request: ExecRequest = {
