@@ -10,7 +10,8 @@
  * Writes `npm/package.json` with one export per entry and the runtime dependencies of
  * the root package.json, and copies README.md and LICENSE.
  *
- * Usage: `deno run -A scripts/build.ts [--out DIR] [--no-bundle]`
+ * Usage: `deno run -A scripts/build.ts [--out DIR] [--no-bundle] [--eager-descriptors]`
+ * (the two flags build the layouts the import benchmark compares against).
  *
  * @module
  */
@@ -25,6 +26,7 @@ const { values } = parseArgs({
   options: {
     out: { type: "string", default: "npm" },
     "no-bundle": { type: "boolean", default: false },
+    "eager-descriptors": { type: "boolean", default: false },
   },
 });
 const OUT = values.out.replace(/\/+$/, "");
@@ -66,8 +68,10 @@ if (code !== 0) {
   Deno.exit(1);
 }
 
-progress("pointing the generated protocol modules at descriptors built on first use");
-await deferDescriptors();
+if (!values["eager-descriptors"]) {
+  progress("pointing the generated protocol modules at descriptors built on first use");
+  await deferDescriptors();
+}
 
 if (!values["no-bundle"]) {
   progress("bundling the package root, the Node entry, the plugin entries and the executable");
