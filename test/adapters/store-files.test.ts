@@ -82,6 +82,8 @@ function defineTests(): void {
         await store.write("ses_1", new Uint8Array([1, 2, 3]));
         const [name] = readdirSync(store.directory);
         assert.ok(name, "one snapshot file");
+        // sha256("ses_1"), as earlier versions named it: their snapshots are still found.
+        assert.equal(name, "46bf2fa87b4820eabd28fa94f4fa05e629c2c41e.snap");
         const path = join(store.directory, name);
         assert.equal(modeOf(path), 0o600, "created");
         assert.equal(modeOf(store.directory), 0o700, "its folder");
