@@ -8,7 +8,7 @@
  */
 import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
-import { createHttp2Transport } from "./src/adapters/node/http2-transport.ts";
+import { createDeferredHttp2Transport } from "./src/adapters/node/deferred-http2-transport.ts";
 import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
 import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
 import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
@@ -69,7 +69,7 @@ export type {
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
   const env = settings.env ?? processEnvironment();
   return createCursorProvider({ ...settings, env }, {
-    http2Transport: (options) => createHttp2Transport(options),
+    http2Transport: (options) => createDeferredHttp2Transport(options),
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,
     workspace: () => workspaceFacts(),

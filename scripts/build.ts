@@ -1,26 +1,32 @@
 /**
  * Builds the npm package into `npm/`: compiles every deno.json entry point with tsc
  * (`rewriteRelativeImportExtensions` turns `.ts` imports into `.js`; the `.d.ts` files
- * come from here), then bundles the product entries (package root, Node entry, plugin
+ * come from here), points the compiled generated protocol modules at descriptors built on
+ * first use (`src/protocol/lazy-descriptors.ts`, so importing the package builds none; in
+ * both layouts), then bundles the product entries (package root, Node entry, plugin
  * entries) with esbuild over the compiled files: one module per entry, code two entries
  * share in shared chunks (so `CursorError` stays one class), npm dependencies external.
  * `./testing` stays tsc output, a separate entry the product entries never load.
  * Writes `npm/package.json` with one export per entry and the runtime dependencies of
  * the root package.json, and copies README.md and LICENSE.
  *
- * Usage: `deno run -A scripts/build.ts [--out DIR] [--no-bundle]`
+ * Usage: `deno run -A scripts/build.ts [--out DIR] [--no-bundle] [--eager-descriptors]`
+ * (the two flags build the layouts the import benchmark compares against).
  *
  * @module
  */
+import { dirname, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { runInherited } from "./lib/test-files.ts";
 import { npmManifest } from "./lib/npm-manifest.ts";
+import { deferDescriptorImports } from "./lib/lazy-descriptor-imports.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: {
     out: { type: "string", default: "npm" },
     "no-bundle": { type: "boolean", default: false },
+    "eager-descriptors": { type: "boolean", default: false },
   },
 });
 const OUT = values.out.replace(/\/+$/, "");
@@ -31,12 +37,15 @@ const deno = JSON.parse(await Deno.readTextFile("deno.json")) as {
 };
 const root = JSON.parse(await Deno.readTextFile("package.json")) as Record<string, unknown>;
 /**
- * Files that no entry imports but the package must ship: the fake cursor-agent's program
- * and the package's executable (`npx ai-sdk-provider-cursor doctor`).
+ * Files that no entry imports but the package must ship: the fake cursor-agent's program,
+ * the package's executable (`npx ai-sdk-provider-cursor doctor`) and the lazy descriptor
+ * functions the generated modules are pointed at after compiling.
  */
+const LAZY_DESCRIPTORS = "./src/protocol/lazy-descriptors.ts";
 const EXTRA_FILES = [
   "./src/testing/adapters/fake-cursor-agent/main.ts",
   "./src/adapters/node/package-bin.ts",
+  LAZY_DESCRIPTORS,
 ];
 /** Extra files bundled like the product entries (the executable loads no emulator). */
 const BUNDLED_EXTRA_FILES = ["./src/adapters/node/package-bin.ts"];
@@ -59,6 +68,11 @@ if (code !== 0) {
   Deno.exit(1);
 }
 
+if (!values["eager-descriptors"]) {
+  progress("pointing the generated protocol modules at descriptors built on first use");
+  await deferDescriptors();
+}
+
 if (!values["no-bundle"]) {
   progress("bundling the package root, the Node entry, the plugin entries and the executable");
   await bundleProductEntries();
@@ -79,6 +93,30 @@ console.log(
 /** One progress line on stderr, so a long build is never silent. */
 function progress(step: string): void {
   console.error(`build: ${step}…`);
+}
+
+/** Points every compiled generated module (`src/gen/…_pb.js`) at the lazy descriptors. */
+async function deferDescriptors(): Promise<void> {
+  const lazyModule = `${OUT}/${LAZY_DESCRIPTORS.slice(2).replace(/\.ts$/, ".js")}`;
+  let rewritten = 0;
+  for await (const file of walk(`${OUT}/src/gen`)) {
+    if (!file.endsWith("_pb.js")) continue;
+    const source = await Deno.readTextFile(file);
+    const next = deferDescriptorImports(source, relativeSpecifier(file, lazyModule));
+    if (next === source) continue;
+    await Deno.writeTextFile(file, next);
+    rewritten++;
+  }
+  if (rewritten === 0) {
+    console.error(`No generated module under ${OUT}/src/gen builds descriptors; the build changed`);
+    Deno.exit(1);
+  }
+}
+
+/** The `./`- or `../`-relative import specifier of the module `to` from the module `from`. */
+function relativeSpecifier(from: string, to: string): string {
+  const path = relative(dirname(from), to);
+  return path.startsWith(".") ? path : `./${path}`;
 }
 
 /** Re-bundles the compiled product entries in place (not `./testing`). */

@@ -54,6 +54,30 @@ export function normalizeApiKey(value: string): string {
   return key;
 }
 
+/**
+ * The API key a provider is configured with, whichever backend uses it: none when the
+ * setting (or `CURSOR_API_KEY`) is absent, empty or only whitespace; otherwise the key
+ * checked by {@link normalizeApiKey}. Both backends call this before a key is used, so a
+ * pasted key with a stray space or line break behaves the same on each.
+ *
+ * @param value The configured value (`apiKey`, else `CURSOR_API_KEY`).
+ * @returns The trimmed key, or `undefined` when none is configured.
+ * @throws {CursorError} `config` for a malformed key (see {@link normalizeApiKey}).
+ *
+ * @example
+ * ```ts
+ * import { configuredApiKey } from "./api-key.ts";
+ *
+ * console.assert(configuredApiKey(undefined) === undefined);
+ * console.assert(configuredApiKey(" \n") === undefined);
+ * console.assert(configuredApiKey("\tcrsr_abc123 ") === "crsr_abc123");
+ * ```
+ */
+export function configuredApiKey(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  return normalizeApiKey(value);
+}
+
 function describeCharacter(character: string): string {
   if (character === "\n" || character === "\r") return "a line break";
   if (character === "\t") return "a tab";

@@ -7,6 +7,7 @@
  * @module
  */
 import { redactSecrets } from "../core/cursor-error.ts";
+import type { DebugLogger, DiagnosticRecord } from "../core/logger.ts";
 
 /** Values shorter than this are not remembered (they would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
@@ -79,6 +80,43 @@ export function createCredentialRedactor(): CredentialRedactor {
       redactObject(error, redact, new Set(), 0);
       return error;
     },
+  };
+}
+
+/**
+ * A logger that passes every line and typed event through the redactor first.
+ *
+ * @param logger Where the redacted lines go.
+ * @param redactor The provider's redactor.
+ * @returns The redacting logger (the logger itself when it records nothing).
+ *
+ * @example
+ * ```ts
+ * import { createCredentialRedactor, redactingLogger } from "./credential-redactor.ts";
+ * import { createMemoryLogger } from "../core/logger.ts";
+ *
+ * const redactor = createCredentialRedactor();
+ * redactor.remember("opaque-token-123");
+ * const { logger, lines } = createMemoryLogger();
+ * redactingLogger(logger, redactor).line("sent opaque-token-123");
+ * console.assert(lines[0] === "sent [redacted]");
+ * ```
+ */
+export function redactingLogger(logger: DebugLogger, redactor: CredentialRedactor): DebugLogger {
+  if (!logger.enabled) return logger;
+  const record = logger.record?.bind(logger);
+  return {
+    enabled: true,
+    line: (text) => logger.line(redactor.redact(text)),
+    ...(record
+      ? {
+        record: (event: DiagnosticRecord, text: string) =>
+          record(
+            JSON.parse(redactor.redact(JSON.stringify(event))) as DiagnosticRecord,
+            redactor.redact(text),
+          ),
+      }
+      : {}),
   };
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { CursorError } from "../core/cursor-error.ts";
-import { normalizeApiKey } from "./api-key.ts";
+import { configuredApiKey } from "./api-key.ts";
 import { exchangeApiKey } from "./api-key-exchange.ts";
 import type { CredentialRedactor } from "./credential-redactor.ts";
 import { jwtExpiryMs, shouldRenew } from "./jwt.ts";
@@ -100,15 +100,16 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
     allowLoopback: options.allowLoopback,
     fetch: options.fetch,
   };
-  if (options.apiKey !== undefined && options.apiKey.trim() !== "") {
-    let apiKey: string;
-    try {
-      apiKey = normalizeApiKey(options.apiKey);
-    } catch (error) {
-      return { accessToken: () => Promise.reject(error) };
-    }
+  let apiKey: string | undefined;
+  try {
+    apiKey = configuredApiKey(options.apiKey);
+  } catch (error) {
+    return { accessToken: () => Promise.reject(error) };
+  }
+  if (apiKey !== undefined) {
+    const key = apiKey;
     return renewingSource(options, async () => {
-      const tokens = await exchangeApiKey(apiKey, transport);
+      const tokens = await exchangeApiKey(key, transport);
       return { ...tokens, via: "api-key" as const };
     });
   }

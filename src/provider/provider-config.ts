@@ -7,10 +7,14 @@
  */
 import { sha256Hex } from "../core/bytes.ts";
 import { CursorError } from "../core/cursor-error.ts";
-import { type DebugLogger, type DiagnosticRecord, silentLogger } from "../core/logger.ts";
+import { type DebugLogger, silentLogger } from "../core/logger.ts";
 import { createTokenSource, type TokenSource } from "../auth/token-source.ts";
 import { loopbackAllowedByEnv, validateCursorOrigin } from "../auth/cursor-origin.ts";
-import { createCredentialRedactor, type CredentialRedactor } from "../auth/credential-redactor.ts";
+import {
+  createCredentialRedactor,
+  type CredentialRedactor,
+  redactingLogger,
+} from "../auth/credential-redactor.ts";
 import { validateAgentOrigin } from "../protocol/agent-host.ts";
 import { baseHeaders, resolveClientVersion } from "../protocol/headers.ts";
 import type { AgentTransport, RunCredentials } from "../transport/agent-transport.ts";
@@ -304,24 +308,6 @@ function memo<T>(make: () => Promise<T>): () => Promise<T> {
     value ??= make();
     value.catch(() => (value = undefined));
     return value;
-  };
-}
-
-function redactingLogger(logger: DebugLogger, redactor: CredentialRedactor): DebugLogger {
-  if (!logger.enabled) return logger;
-  const record = logger.record?.bind(logger);
-  return {
-    enabled: true,
-    line: (text) => logger.line(redactor.redact(text)),
-    ...(record
-      ? {
-        record: (event: DiagnosticRecord, text: string) =>
-          record(
-            JSON.parse(redactor.redact(JSON.stringify(event))) as DiagnosticRecord,
-            redactor.redact(text),
-          ),
-      }
-      : {}),
   };
 }
 

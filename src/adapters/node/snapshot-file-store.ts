@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -16,6 +15,7 @@ import {
   SNAPSHOT_STORE_MAX_BYTES,
   type SnapshotRead,
 } from "../../session/snapshot-store.ts";
+import { bytesToHex } from "../../core/bytes.ts";
 import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
 import { writePrivateFileAtomic } from "./private-file.ts";
 
@@ -56,12 +56,12 @@ export function createSnapshotFileStore(
 ): ConversationSnapshotStore & { readonly directory: string } {
   const directory = options.directory ?? join(openCodeCacheRoot(options.env), FOLDER_NAME);
   const maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
-  const pathOf = (key: string) =>
-    join(directory, createHash("sha256").update(key).digest("hex").slice(0, 40) + SUFFIX);
+  const pathOf = async (key: string) =>
+    join(directory, (await sha256Hex(key)).slice(0, 40) + SUFFIX);
   return {
     directory,
     async read(key): Promise<SnapshotRead> {
-      const path = pathOf(key);
+      const path = await pathOf(key);
       let info;
       try {
         info = await stat(path);
@@ -85,14 +85,23 @@ export function createSnapshotFileStore(
       return { status: "found", bytes };
     },
     async write(key, bytes) {
-      const path = pathOf(key);
+      const path = await pathOf(key);
       await writePrivateFileAtomic(path, bytes);
       await enforceBound(directory, maxBytes, path);
     },
     async remove(key) {
-      await rm(pathOf(key), { force: true });
+      await rm(await pathOf(key), { force: true });
     },
   };
+}
+
+/**
+ * The SHA-256 of the key in hex, through WebCrypto: the same names `node:crypto` gave,
+ * without loading `node:crypto` when the package is imported (ADR 105).
+ */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return bytesToHex(new Uint8Array(digest));
 }
 
 /** Removes the least recently used snapshots until the folder fits (never `keep`). */

@@ -14,6 +14,12 @@
  */
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
+import { configuredApiKey } from "../../auth/api-key.ts";
+import {
+  createCredentialRedactor,
+  type CredentialRedactor,
+  redactingLogger,
+} from "../../auth/credential-redactor.ts";
 import { type DebugLogger, silentLogger } from "../../core/logger.ts";
 import type { CursorAgentPermissions } from "../../cli/argv.ts";
 import { isSessionResumeEnabled } from "../../cli/env-flags.ts";
@@ -118,8 +124,12 @@ export interface CliBackendConfig extends Omit<CliBackendSettings, "binaryPath" 
    * process as its whole environment.
    */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** A Cursor API key; passed to the child as `CURSOR_API_KEY`, never in argv. */
-  readonly apiKey?: string;
+  /**
+   * A Cursor API key; trimmed and checked like the direct backend's key (a malformed one
+   * fails each call with a `config` error before anything starts), then passed to the
+   * child as `CURSOR_API_KEY`, never in argv. Redacted from the debug log and errors.
+   */
+  readonly apiKey?: string | undefined;
   /** The resume map of this provider instance (from `createResumeCache()`). */
   readonly resumeCache: ResumeCache;
   /** Where the resume map survives restarts (the Node entry: an owner-only file). */
@@ -201,16 +211,20 @@ export class CliBackend implements TurnBackend {
   readonly capabilities: BackendCapabilities = CAPABILITIES;
   readonly #config: CliBackendConfig;
   readonly #persistence: ResumePersistence | undefined;
+  readonly #redactor: CredentialRedactor = createCredentialRedactor();
+  readonly #logger: DebugLogger;
 
   /**
    * @param config Runner, binary, workspace, environment, resume cache and settings.
    */
   constructor(config: CliBackendConfig) {
     this.#config = config;
+    this.#redactor.remember(config.apiKey);
+    this.#logger = redactingLogger(config.logger ?? silentLogger, this.#redactor);
     this.#persistence = config.resumeFile === undefined ? undefined : createResumePersistence(
       config.resumeCache,
       config.resumeFile,
-      config.logger ?? silentLogger,
+      this.#logger,
       config.clock ?? Date.now,
     );
   }
@@ -234,11 +248,23 @@ export class CliBackend implements TurnBackend {
   }
 
   /**
+   * Removes the API key (and anything shaped like a key or token) from the error: message,
+   * stack, causes and data, so no view of it shows the key.
+   *
+   * @param error The converted error.
+   * @returns The same error, redacted.
+   */
+  reportFailure(error: Error): Error {
+    return this.#redactor.redactError(error);
+  }
+
+  /**
    * Starts one run of the CLI (and at most one clean re-run, see `runTurn`).
    *
    * @param call The call's arguments.
    * @returns The run's parts and the argv summary.
-   * @throws {CursorError} `config` when there is no binary or the model id or workspace is unsafe.
+   * @throws {CursorError} `config` when the API key is malformed, there is no binary, or the
+   *   model id or workspace is unsafe.
    */
   async stream(call: CallArgs): Promise<BackendTurn> {
     const { options } = call;
@@ -285,8 +311,9 @@ export class CliBackend implements TurnBackend {
   async #prepare(call: CallArgs, signal: AbortSignal): Promise<TurnContext> {
     const config = this.#config;
     const { modelId, options, tools } = call;
-    const logger = config.logger ?? silentLogger;
+    const logger = this.#logger;
     const clock = config.clock ?? Date.now;
+    const apiKey = configuredApiKey(config.apiKey);
     const binaryPath = config.binaryPath;
     if (binaryPath === undefined || binaryPath === "") {
       throw new CursorError(
@@ -311,7 +338,7 @@ export class CliBackend implements TurnBackend {
       binaryPath,
       modelId,
       workspace: config.workspace,
-      childEnv: childEnvironment(config),
+      childEnv: childEnvironment(config.env, apiKey),
       permissions: permissionsOf(config),
       plan,
       fullPrompt: buildFullPrompt(options.prompt, tools),
@@ -323,7 +350,7 @@ export class CliBackend implements TurnBackend {
       idleTimeoutMs: config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       includeRaw: options.includeRawChunks === true,
       signal,
-      secrets: config.apiKey === undefined ? [] : [config.apiKey],
+      secrets: apiKey === undefined ? [] : [apiKey],
     };
     // Throws CursorError `config` for an unsafe model id, workspace or chat id.
     argvFor(context, plan.mode === "fresh" ? undefined : plan.chatId);
@@ -331,12 +358,15 @@ export class CliBackend implements TurnBackend {
   }
 }
 
-function childEnvironment(config: CliBackendConfig): Record<string, string> {
+function childEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  apiKey: string | undefined,
+): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(config.env)) {
+  for (const [name, value] of Object.entries(parent)) {
     if (value !== undefined) env[name] = value;
   }
-  if (config.apiKey !== undefined && config.apiKey !== "") env["CURSOR_API_KEY"] = config.apiKey;
+  if (apiKey !== undefined) env["CURSOR_API_KEY"] = apiKey;
   return env;
 }
 
