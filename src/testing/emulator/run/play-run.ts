@@ -93,7 +93,8 @@ export async function playRun(
   }
   const actionContext = action.value.requestContext;
   const context = await probeRequestContext(io, actionContext);
-  const blobs = new BlobChannel(io, request.preFetchedBlobs);
+  const blobs = new BlobChannel(io, deps.blobCache?.forConversation(conversationId));
+  await blobs.acceptPreFetched(request.preFetchedBlobs);
   const known = deps.conversations.get(conversationId) !== undefined;
   const history = action.case === "userMessageAction"
     ? action.value.conversationHistory

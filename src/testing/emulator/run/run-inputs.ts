@@ -18,6 +18,7 @@ import type { BlobChannel } from "../io/blob-channel.ts";
 import { type ResolvedModel, resolveModel } from "../catalog/catalog.ts";
 import { detail, RunFailure } from "../wire/connect-http.ts";
 import type { Conversations } from "../conversation/conversations.ts";
+import type { ServerBlobCache } from "../conversation/blob-cache.ts";
 import type { FaultSpec } from "../faults/faults.ts";
 import type { ResolvedOptions } from "../config/options.ts";
 import type { RunIo } from "../io/run-io.ts";
@@ -34,6 +35,8 @@ export interface RunDeps {
   readonly io: RunIo;
   readonly options: ResolvedOptions;
   readonly conversations: Conversations;
+  /** The server's blobs between Runs; `undefined` for a cold server. */
+  readonly blobCache: ServerBlobCache | undefined;
   /** Faults taken for this Run at its start. */
   readonly faults: readonly FaultSpec[];
   readonly watchShell: (

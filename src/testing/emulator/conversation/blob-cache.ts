@@ -1,0 +1,133 @@
+/**
+ * The server's own copy of a conversation's blobs, kept between Runs: what it SET into
+ * the client's store, GOT from it or was given in `pre_fetched_blobs`. A warm
+ * continuation on the same server then GETs only the blobs it lacks (AGENT-SCHEMA.md
+ * §5.3: "the server asks for a blob referenced from the state it was given"; CAP saw a
+ * Run with 154 SETs and 0 GETs). Bounded in bytes (least recently used conversations go
+ * first) and per conversation by an idle expiry, as a server instance's memory is. With
+ * the cache off the emulator is a cold server: every Run GETs every blob it needs, as on
+ * a new instance (KV notes: GETs "seen on later turns").
+ *
+ * @module
+ */
+
+/** Bounds of the cache (defaults applied). */
+export interface BlobCacheSettings {
+  /** Most bytes held across conversations. */
+  readonly maxBytes: number;
+  /** A conversation untouched this long is forgotten. */
+  readonly ttlMs: number;
+}
+
+/** Default bound: 64 MiB across conversations. */
+export const DEFAULT_BLOB_CACHE_BYTES = 64 * 1024 * 1024;
+/** Default idle expiry of a conversation's blobs: 10 minutes. */
+export const DEFAULT_BLOB_CACHE_TTL_MS = 10 * 60 * 1000;
+
+/** One conversation's slice of the cache, as a Run sees it. */
+export interface ConversationBlobs {
+  /** The blob, when the server still holds it. */
+  get(idHex: string): Uint8Array | undefined;
+  /** Keeps a blob (its id already verified). */
+  put(idHex: string, data: Uint8Array): void;
+}
+
+interface Entry {
+  readonly blobs: Map<string, Uint8Array>;
+  bytes: number;
+  touchedAt: number;
+}
+
+/** The cache of every conversation on this server. */
+export class ServerBlobCache {
+  readonly #settings: BlobCacheSettings;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+
+  constructor(settings: BlobCacheSettings, now: () => number) {
+    this.#settings = settings;
+    this.#now = now;
+  }
+
+  /** The slice of one conversation. */
+  forConversation(conversationId: string): ConversationBlobs {
+    return {
+      get: (idHex) => this.#entry(conversationId, false)?.blobs.get(idHex),
+      put: (idHex, data) => this.#put(conversationId, idHex, data),
+    };
+  }
+
+  /**
+   * Forgets blobs, as a restarted or different server instance would.
+   *
+   * @param conversationId One conversation; all when omitted.
+   */
+  forget(conversationId?: string): void {
+    if (conversationId === undefined) {
+      this.#entries.clear();
+      this.#bytes = 0;
+      return;
+    }
+    this.#drop(conversationId);
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Conversations with blobs held. */
+  get conversations(): number {
+    return this.#entries.size;
+  }
+
+  #entry(conversationId: string, create: boolean): Entry | undefined {
+    const now = this.#now();
+    let entry = this.#entries.get(conversationId);
+    if (entry !== undefined && now - entry.touchedAt > this.#settings.ttlMs) {
+      this.#drop(conversationId);
+      entry = undefined;
+    }
+    if (entry === undefined) {
+      if (!create) return undefined;
+      entry = { blobs: new Map(), bytes: 0, touchedAt: now };
+    }
+    this.#entries.delete(conversationId);
+    this.#entries.set(conversationId, entry);
+    entry.touchedAt = now;
+    return entry;
+  }
+
+  #put(conversationId: string, idHex: string, data: Uint8Array): void {
+    if (data.length > this.#settings.maxBytes) return;
+    const entry = this.#entry(conversationId, true);
+    if (entry === undefined || entry.blobs.has(idHex)) return;
+    entry.blobs.set(idHex, data);
+    entry.bytes += data.length;
+    this.#bytes += data.length;
+    for (const oldest of this.#entries.keys()) {
+      if (this.#bytes <= this.#settings.maxBytes) break;
+      if (oldest === conversationId) continue;
+      this.#drop(oldest);
+    }
+    if (this.#bytes > this.#settings.maxBytes) this.#trim(entry);
+  }
+
+  /** Drops the conversation's oldest blobs until the bound holds (one huge conversation). */
+  #trim(entry: Entry): void {
+    for (const [idHex, data] of entry.blobs) {
+      if (this.#bytes <= this.#settings.maxBytes) break;
+      entry.blobs.delete(idHex);
+      entry.bytes -= data.length;
+      this.#bytes -= data.length;
+    }
+  }
+
+  #drop(conversationId: string): void {
+    const entry = this.#entries.get(conversationId);
+    if (entry === undefined) return;
+    this.#entries.delete(conversationId);
+    this.#bytes -= entry.bytes;
+  }
+}
