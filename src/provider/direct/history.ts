@@ -162,11 +162,27 @@ function normalize(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/**
+ * FNV-1a, 64-bit, over the UTF-8 bytes of `text`, on four 16-bit limbs so every step
+ * stays in small-integer arithmetic (the BigInt form made each turn's digests a
+ * history-sized cost; the digests are the same).
+ */
 function fnv1a64(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= BigInt(byte);
-    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  const bytes = new TextEncoder().encode(text);
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  for (let i = 0; i < bytes.length; i++) {
+    h0 ^= bytes[i] ?? 0;
+    // × 0x100000001b3: × 0x1b3, plus the hash shifted left by 40 bits.
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+    h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
   }
-  return hash.toString(16).padStart(16, "0");
+  return [h3, h2, h1, h0].map((limb) => limb.toString(16).padStart(4, "0")).join("");
 }

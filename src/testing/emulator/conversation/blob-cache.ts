@@ -10,6 +10,12 @@
  *
  * @module
  */
+import type {
+  ConversationStep,
+  ConversationTurnStructure,
+} from "../../../gen/agent/v1/conversation_state_pb.ts";
+import type { UserMessage } from "../../../gen/agent/v1/user_message_pb.ts";
+import type { RootJson } from "./transcript.ts";
 
 /** Bounds of the cache (defaults applied). */
 export interface BlobCacheSettings {
@@ -24,18 +30,37 @@ export const DEFAULT_BLOB_CACHE_BYTES = 64 * 1024 * 1024;
 /** Default idle expiry of a conversation's blobs: 10 minutes. */
 export const DEFAULT_BLOB_CACHE_TTL_MS = 10 * 60 * 1000;
 
+/**
+ * Held blobs in decoded form, by id (hex): a warm server keeps its conversation parsed
+ * rather than re-reading the whole history on every Run. Valid because ids are content
+ * hashes: a held id always names the same bytes.
+ */
+export interface DecodedBlobs {
+  readonly roots: Map<string, RootJson>;
+  readonly turns: Map<string, ConversationTurnStructure>;
+  readonly userMessages: Map<string, UserMessage>;
+  readonly steps: Map<string, ConversationStep>;
+}
+
 /** One conversation's slice of the cache, as a Run sees it. */
 export interface ConversationBlobs {
   /** The blob, when the server still holds it. */
   get(idHex: string): Uint8Array | undefined;
   /** Keeps a blob (its id already verified). */
   put(idHex: string, data: Uint8Array): void;
+  /** Decoded forms of held blobs. */
+  readonly decoded: DecodedBlobs;
 }
 
 interface Entry {
   readonly blobs: Map<string, Uint8Array>;
+  readonly decoded: DecodedBlobs;
   bytes: number;
   touchedAt: number;
+}
+
+function emptyDecoded(): DecodedBlobs {
+  return { roots: new Map(), turns: new Map(), userMessages: new Map(), steps: new Map() };
 }
 
 /** The cache of every conversation on this server. */
@@ -50,11 +75,18 @@ export class ServerBlobCache {
     this.#now = now;
   }
 
-  /** The slice of one conversation. */
+  /** The slice of one conversation (its idle expiry is checked and renewed here, once a Run). */
   forConversation(conversationId: string): ConversationBlobs {
+    const entry = this.#entry(conversationId, true) ?? {
+      blobs: new Map(),
+      decoded: emptyDecoded(),
+      bytes: 0,
+      touchedAt: 0,
+    };
     return {
-      get: (idHex) => this.#entry(conversationId, false)?.blobs.get(idHex),
+      get: (idHex) => this.#entries.get(conversationId)?.blobs.get(idHex),
       put: (idHex, data) => this.#put(conversationId, idHex, data),
+      decoded: entry.decoded,
     };
   }
 
@@ -91,7 +123,7 @@ export class ServerBlobCache {
     }
     if (entry === undefined) {
       if (!create) return undefined;
-      entry = { blobs: new Map(), bytes: 0, touchedAt: now };
+      entry = { blobs: new Map(), decoded: emptyDecoded(), bytes: 0, touchedAt: now };
     }
     this.#entries.delete(conversationId);
     this.#entries.set(conversationId, entry);
@@ -116,6 +148,7 @@ export class ServerBlobCache {
 
   /** Drops the conversation's oldest blobs until the bound holds (one huge conversation). */
   #trim(entry: Entry): void {
+    for (const memo of Object.values(entry.decoded)) memo.clear();
     for (const [idHex, data] of entry.blobs) {
       if (this.#bytes <= this.#settings.maxBytes) break;
       entry.blobs.delete(idHex);

@@ -16,7 +16,7 @@ import type { PreFetchedBlob } from "../../../gen/agent/v1/run_request_pb.ts";
 import { bytesToHex, sha256 } from "../../../core/bytes.ts";
 import { RunFailure } from "../wire/connect-http.ts";
 import type { RunIo } from "./run-io.ts";
-import type { ConversationBlobs } from "../conversation/blob-cache.ts";
+import type { ConversationBlobs, DecodedBlobs } from "../conversation/blob-cache.ts";
 
 /** The Run's blob traffic. */
 export class BlobChannel {
@@ -24,6 +24,8 @@ export class BlobChannel {
   /** Ids (hex) the client is known to hold: set or served in this Run. */
   readonly #known = new Set<string>();
   readonly #queue: { id: Uint8Array; data: Uint8Array }[] = [];
+  /** Results of SETs sent but not yet awaited. */
+  readonly #unacknowledged: Promise<void>[] = [];
   readonly #preFetched = new Map<string, Uint8Array>();
   readonly #cache: ConversationBlobs | undefined;
 
@@ -81,10 +83,12 @@ export class BlobChannel {
     this.#known.add(bytesToHex(id));
   }
 
-  /** Sends every queued SET and waits for all results. */
-  async flush(): Promise<void> {
+  /**
+   * Sends every queued SET without waiting for the results; the next {@link flush} waits
+   * for them (a checkpoint only references blobs the client acknowledged).
+   */
+  async send(): Promise<void> {
     const batch = this.#queue.splice(0);
-    const waits: Promise<void>[] = [];
     for (const { id, data } of batch) {
       const { id: kvId, done } = this.#io.replies.kv("set");
       this.#io.record.kv.sets++;
@@ -109,9 +113,14 @@ export class BlobChannel {
         }
       });
       wait.catch(() => {});
-      waits.push(wait);
+      this.#unacknowledged.push(wait);
     }
-    await Promise.all(waits);
+  }
+
+  /** Sends every queued SET and waits for every result still outstanding. */
+  async flush(): Promise<void> {
+    await this.send();
+    await Promise.all(this.#unacknowledged.splice(0));
   }
 
   /**
@@ -123,17 +132,26 @@ export class BlobChannel {
    * @throws {RunFailure} `internal` "Blob not found" for a miss or a hash mismatch.
    */
   async get(ids: readonly Uint8Array[]): Promise<Uint8Array[]> {
-    const pending = ids.map((id) => this.#getOne(id));
-    return await Promise.all(pending);
+    const out: Uint8Array[] = [];
+    const pending: Promise<void>[] = [];
+    ids.forEach((id, index) => {
+      const cached = this.#cache?.get(bytesToHex(id));
+      if (cached !== undefined) {
+        this.#io.record.kv.cacheHits++;
+        out[index] = cached;
+      } else pending.push(this.#getOne(id).then((data) => void (out[index] = data)));
+    });
+    if (pending.length > 0) await Promise.all(pending);
+    return out;
+  }
+
+  /** Decoded forms of the blobs the server holds; `undefined` for a cold server. */
+  get decoded(): DecodedBlobs | undefined {
+    return this.#cache?.decoded;
   }
 
   async #getOne(id: Uint8Array): Promise<Uint8Array> {
     const hex = bytesToHex(id);
-    const cached = this.#cache?.get(hex);
-    if (cached !== undefined) {
-      this.#io.record.kv.cacheHits++;
-      return cached;
-    }
     const pushed = this.#preFetched.get(hex);
     if (pushed !== undefined) {
       this.#io.record.kv.preFetched++;

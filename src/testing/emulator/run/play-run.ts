@@ -173,7 +173,9 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   io.record.userText = turn.userMessage.text;
   io.record.turn = transcript.turns.length;
   const state = turnState(input, turn, conversation, idealRootCount, hasHistory, completedSteps);
-  await input.blobs.flush();
+  // The new message's blobs go out now; their acknowledgements are awaited before the
+  // first checkpoint that references them (AGENT-SCHEMA.md §5.5), not before the model.
+  await input.blobs.send();
   if (pending !== undefined) {
     state.toolSteps = pending.step;
     await runToolStep(state, pending.specs, pending.ids);
