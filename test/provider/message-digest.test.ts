@@ -15,7 +15,15 @@ function referenceFnv1a64(text: string): string {
 
 describe("message digests", () => {
   it("equal the 64-bit FNV-1a of the canonical JSON, so stored histories still match", () => {
-    const texts = ["", "hi", "ünïcødé ✓ 😀", "x".repeat(10_000), "\u0000\u00ff\uffff"];
+    const texts = [
+      "",
+      "hi",
+      "ünïcødé ✓ 😀",
+      "x".repeat(10_000),
+      "\u0000\u00ff\uffff",
+      "lone \ud800 x \udc00 end \ud83d",
+      "\u07ff\u0800\uffff",
+    ];
     for (let i = 0; i < 200; i++) {
       texts.push(
         String.fromCharCode(

@@ -163,26 +163,59 @@ function normalize(text: string): string {
 }
 
 /**
- * FNV-1a, 64-bit, over the UTF-8 bytes of `text`, on four 16-bit limbs so every step
- * stays in small-integer arithmetic (the BigInt form made each turn's digests a
- * history-sized cost; the digests are the same).
+ * FNV-1a, 64-bit, over the UTF-8 bytes of `text`, encoded on the fly (lone surrogates as
+ * U+FFFD, as `TextEncoder` does) and hashed on four 16-bit limbs so every step stays in
+ * small-integer arithmetic: the BigInt form over an encoded copy made each turn's digests
+ * a history-sized cost. The digests are the same.
  */
 function fnv1a64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
   let h0 = 0x2325;
   let h1 = 0x8422;
   let h2 = 0x9ce4;
   let h3 = 0xcbf2;
-  for (let i = 0; i < bytes.length; i++) {
-    h0 ^= bytes[i] ?? 0;
-    // × 0x100000001b3: × 0x1b3, plus the hash shifted left by 40 bits.
-    const t0 = h0 * 0x1b3;
-    const t1 = h1 * 0x1b3 + (t0 >>> 16);
-    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
-    h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
-    h0 = t0 & 0xffff;
-    h1 = t1 & 0xffff;
-    h2 = t2 & 0xffff;
+  for (let i = 0; i < text.length; i++) {
+    let packed = text.charCodeAt(i);
+    let count = 1;
+    if (packed >= 0x80) {
+      const wide = utf8At(text, i);
+      packed = wide.packed;
+      count = wide.count;
+      i += wide.width - 1;
+    }
+    for (let shift = (count - 1) * 8; shift >= 0; shift -= 8) {
+      h0 ^= (packed >>> shift) & 0xff;
+      // × 0x100000001b3: × 0x1b3, plus the hash shifted left by 40 bits.
+      const t0 = h0 * 0x1b3;
+      const t1 = h1 * 0x1b3 + (t0 >>> 16);
+      const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+      h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+      h0 = t0 & 0xffff;
+      h1 = t1 & 0xffff;
+      h2 = t2 & 0xffff;
+    }
   }
   return [h3, h2, h1, h0].map((limb) => limb.toString(16).padStart(4, "0")).join("");
+}
+
+/**
+ * The UTF-8 bytes of the non-ASCII code point at `i` (packed big-endian), their count,
+ * and its UTF-16 width.
+ */
+function utf8At(text: string, i: number): { packed: number; count: number; width: number } {
+  let code = text.charCodeAt(i);
+  let width = 1;
+  if (code >= 0xd800 && code <= 0xdfff) {
+    const next = text.charCodeAt(i + 1);
+    if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+      width = 2;
+    } else code = 0xfffd;
+  }
+  const tail = (shift: number) => 0x80 | ((code >> shift) & 0x3f);
+  if (code < 0x800) return { packed: ((0xc0 | (code >> 6)) << 8) | tail(0), count: 2, width };
+  if (code < 0x10000) {
+    return { packed: ((0xe0 | (code >> 12)) << 16) | (tail(6) << 8) | tail(0), count: 3, width };
+  }
+  const packed = ((0xf0 | (code >> 18)) << 24) | (tail(12) << 16) | (tail(6) << 8) | tail(0);
+  return { packed, count: 4, width };
 }

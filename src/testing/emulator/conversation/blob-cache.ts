@@ -15,7 +15,7 @@ import type {
   ConversationTurnStructure,
 } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { UserMessage } from "../../../gen/agent/v1/user_message_pb.ts";
-import type { RootJson } from "./transcript.ts";
+import type { RootJson, Transcript } from "./transcript.ts";
 
 /** Bounds of the cache (defaults applied). */
 export interface BlobCacheSettings {
@@ -50,17 +50,39 @@ export interface ConversationBlobs {
   put(idHex: string, data: Uint8Array): void;
   /** Decoded forms of held blobs. */
   readonly decoded: DecodedBlobs;
+  /**
+   * The conversation as the server left it at the final checkpoint it published (a copy),
+   * when `checkpointHex` is that checkpoint's hash: a warm continuation starts from it.
+   */
+  settled(checkpointHex: string): Transcript | undefined;
+  /** Keeps the conversation as of the final checkpoint with this hash. */
+  settle(checkpointHex: string, transcript: Transcript): void;
 }
 
 interface Entry {
   readonly blobs: Map<string, Uint8Array>;
   readonly decoded: DecodedBlobs;
+  settled: { readonly checkpointHex: string; readonly transcript: Transcript } | undefined;
   bytes: number;
   touchedAt: number;
 }
 
-function emptyDecoded(): DecodedBlobs {
-  return { roots: new Map(), turns: new Map(), userMessages: new Map(), steps: new Map() };
+function newEntry(now: number): Entry {
+  return {
+    blobs: new Map(),
+    decoded: { roots: new Map(), turns: new Map(), userMessages: new Map(), steps: new Map() },
+    settled: undefined,
+    bytes: 0,
+    touchedAt: now,
+  };
+}
+
+/** A copy a Run may extend without touching the original (entries are shared, not mutated). */
+function copyTranscript(transcript: Transcript): Transcript {
+  return {
+    roots: [...transcript.roots],
+    turns: transcript.turns.map((turn) => ({ ...turn, steps: [...turn.steps] })),
+  };
 }
 
 /** The cache of every conversation on this server. */
@@ -77,16 +99,23 @@ export class ServerBlobCache {
 
   /** The slice of one conversation (its idle expiry is checked and renewed here, once a Run). */
   forConversation(conversationId: string): ConversationBlobs {
-    const entry = this.#entry(conversationId, true) ?? {
-      blobs: new Map(),
-      decoded: emptyDecoded(),
-      bytes: 0,
-      touchedAt: 0,
-    };
+    const entry = this.#entry(conversationId, true) ?? newEntry(0);
     return {
       get: (idHex) => this.#entries.get(conversationId)?.blobs.get(idHex),
       put: (idHex, data) => this.#put(conversationId, idHex, data),
       decoded: entry.decoded,
+      settled: (checkpointHex) => {
+        const settled = this.#entries.get(conversationId)?.settled;
+        return settled?.checkpointHex === checkpointHex
+          ? copyTranscript(settled.transcript)
+          : undefined;
+      },
+      settle: (checkpointHex, transcript) => {
+        const current = this.#entries.get(conversationId);
+        if (current !== undefined) {
+          current.settled = { checkpointHex, transcript: copyTranscript(transcript) };
+        }
+      },
     };
   }
 
@@ -123,7 +152,7 @@ export class ServerBlobCache {
     }
     if (entry === undefined) {
       if (!create) return undefined;
-      entry = { blobs: new Map(), decoded: emptyDecoded(), bytes: 0, touchedAt: now };
+      entry = newEntry(now);
     }
     this.#entries.delete(conversationId);
     this.#entries.set(conversationId, entry);
@@ -149,6 +178,7 @@ export class ServerBlobCache {
   /** Drops the conversation's oldest blobs until the bound holds (one huge conversation). */
   #trim(entry: Entry): void {
     for (const memo of Object.values(entry.decoded)) memo.clear();
+    entry.settled = undefined;
     for (const [idHex, data] of entry.blobs) {
       if (this.#bytes <= this.#settings.maxBytes) break;
       entry.blobs.delete(idHex);

@@ -17,6 +17,7 @@ import { bytesToHex, sha256 } from "../../../core/bytes.ts";
 import { RunFailure } from "../wire/connect-http.ts";
 import type { RunIo } from "./run-io.ts";
 import type { ConversationBlobs, DecodedBlobs } from "../conversation/blob-cache.ts";
+import type { Transcript } from "../conversation/transcript.ts";
 
 /** The Run's blob traffic. */
 export class BlobChannel {
@@ -143,6 +144,24 @@ export class BlobChannel {
     });
     if (pending.length > 0) await Promise.all(pending);
     return out;
+  }
+
+  /**
+   * The conversation as the server left it at the final checkpoint with this hash, when
+   * it still holds it (its referenced blobs count as cache hits); `undefined` otherwise.
+   */
+  settled(checkpointHex: string): Transcript | undefined {
+    const transcript = this.#cache?.settled(checkpointHex);
+    if (transcript === undefined) return undefined;
+    let held = transcript.roots.filter((root) => root.id.length === 32).length;
+    for (const turn of transcript.turns) held += 2 + turn.steps.length;
+    this.#io.record.kv.cacheHits += held;
+    return transcript;
+  }
+
+  /** Keeps the conversation as of a final checkpoint (a warm server's memory). */
+  settle(checkpointHex: string, transcript: Transcript): void {
+    this.#cache?.settle(checkpointHex, transcript);
   }
 
   /** Decoded forms of the blobs the server holds; `undefined` for a cold server. */

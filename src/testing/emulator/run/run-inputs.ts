@@ -139,7 +139,8 @@ export async function loadTranscript(
     return await seedTranscript(blobs, context, history);
   }
   io.record.checkpointSupplied = true;
-  const issued = deps.conversations.findIssued(bytesToHex(await sha256(rawState)));
+  const stateHex = bytesToHex(await sha256(rawState));
+  const issued = deps.conversations.findIssued(stateHex);
   io.variant("checkpointKind", issued?.kind ?? "not-issued");
   const state = decodeState(rawState);
   if (issued === undefined && state.turns.length > 0) {
@@ -148,7 +149,12 @@ export async function loadTranscript(
       "conversation_state is not a checkpoint this emulator issued",
     );
   }
-  const transcript = await rebuildTranscript(io, blobs, state);
+  const settled = blobs.settled(stateHex);
+  if (settled !== undefined && state.rootPromptMessagesJson.length > 0) {
+    const inline = state.rootPromptMessagesJson.some((entry) => entry.length !== 32);
+    io.variant("rootEntries", inline ? "mixed" : "blob-ids");
+  }
+  const transcript = settled ?? await rebuildTranscript(io, blobs, state);
   for (const root of transcript.roots) if (root.id.length === 32) blobs.markKnown(root.id);
   if (transcript.roots.length === 0) return await seedTranscript(blobs, context, history);
   return transcript;
