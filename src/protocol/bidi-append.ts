@@ -10,8 +10,8 @@ import { BidiAppendRequestSchema, BidiRequestIdSchema } from "../gen/aiserver/v1
 import { hexToBytes, writeHex } from "../core/bytes.ts";
 import { CursorError } from "../core/cursor-error.ts";
 
-/** Message bytes hex-encoded per step of {@link encodeBidiAppendInSteps}: 1 MiB. */
-export const BIDI_APPEND_STEP_BYTES = 1024 * 1024;
+/** Message bytes hex-encoded per step of {@link encodeBidiAppendInSteps}: 256 KiB. */
+export const BIDI_APPEND_STEP_BYTES = 256 * 1024;
 
 /**
  * Encodes a `BidiAppendRequest` (hex mode).
@@ -51,7 +51,7 @@ export function encodeBidiAppend(
  * @param requestId The Run's request id.
  * @param seqno The append sequence number.
  * @param message The encoded `AgentClientMessage`.
- * @param bytesPerStep Message bytes encoded per step (default 1 MiB).
+ * @param bytesPerStep Message bytes encoded per step (default 256 KiB).
  * @returns A generator that yields after each slice and returns the body.
  *
  * @example

@@ -127,8 +127,8 @@ function openSseRun(
 }
 
 /**
- * The append body, hex-encoded straight into one buffer; a message over 1 MiB is encoded
- * a MiB at a time with the event loop free in between, so a large tool result or blob
+ * The append body, hex-encoded straight into one buffer; a message over 256 KiB is
+ * encoded a slice at a time with the event loop free in between, so a large message
  * never blocks other work for long.
  */
 async function encodeAppendBody(

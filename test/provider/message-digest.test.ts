@@ -40,3 +40,43 @@ describe("message digests", () => {
     assert.equal(messageDigest(system), referenceFnv1a64(JSON.stringify(["system", "rules"])));
   });
 });
+
+describe("message digests of huge messages", () => {
+  const huge = (fill: string, size: number) =>
+    fill.repeat(Math.ceil(size / fill.length)).slice(0, size);
+  const toolResult = (value: string): LanguageModelV3Message => ({
+    role: "tool",
+    content: [{
+      type: "tool-result",
+      toolCallId: "call_1",
+      toolName: "bash",
+      output: { type: "text", value },
+    }],
+  });
+
+  it("tell apart outputs that differ in length, head or tail", () => {
+    const base = huge("0123456789abcdef\n", 5 * 1024 * 1024);
+    const digests = new Set([
+      messageDigest(toolResult(base)),
+      messageDigest(toolResult(`${base}x`)),
+      messageDigest(toolResult(`x${base.slice(1)}`)),
+      messageDigest(toolResult(`${base.slice(0, -1)}x`)),
+    ]);
+    assert.equal(digests.size, 4);
+    assert.equal(messageDigest(toolResult(base)), messageDigest(toolResult(`${base}`)));
+  });
+
+  it("stay exactly the full-text digest up to 256 Ki characters", () => {
+    const value = huge("ab", 256 * 1024);
+    const content = [{
+      type: "tool-result",
+      toolCallId: "call_1",
+      toolName: "bash",
+      output: { type: "text", value },
+    }];
+    assert.equal(
+      messageDigest(toolResult(value)),
+      referenceFnv1a64(JSON.stringify(["tool", content])),
+    );
+  });
+});

@@ -11,8 +11,14 @@ import type {
 } from "@ai-sdk/provider";
 import { renderHistory } from "./convert-prompt.ts";
 
+/** Strings longer than this are digested by their length, head and tail (see {@link messageDigest}). */
+const SAMPLED_STRING_CHARS = 256 * 1024;
+
 /**
  * A short, stable digest of one message (role and content; provider options ignored).
+ * A string longer than 256 Ki characters (a huge tool output) counts by its length and
+ * its first and last 128 Ki characters, so a 50 MB result costs a few milliseconds, not
+ * a pass over all of it; an edit inside such a string that keeps its length goes unseen.
  *
  * @param message A prompt message.
  * @returns A hex digest (FNV-1a 64-bit over the canonical JSON).
@@ -26,7 +32,27 @@ export function messageDigest(message: LanguageModelV3Message): string {
       };
       return rest;
     });
-  return fnv1a64(JSON.stringify([message.role, content]));
+  const canonical = [message.role, content];
+  if (!hasLongString(canonical, 0)) return fnv1a64(JSON.stringify(canonical));
+  return fnv1a64(
+    JSON.stringify(
+      canonical,
+      (_key, value: unknown) =>
+        typeof value === "string" && value.length > SAMPLED_STRING_CHARS
+          ? `\u0000sampled ${value.length}:${value.slice(0, SAMPLED_STRING_CHARS / 2)}${
+            value.slice(-SAMPLED_STRING_CHARS / 2)
+          }`
+          : value,
+    ),
+  );
+}
+
+/** Whether a string longer than {@link SAMPLED_STRING_CHARS} sits anywhere in `value`. */
+function hasLongString(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return value.length > SAMPLED_STRING_CHARS;
+  if (typeof value !== "object" || value === null || depth > 32) return false;
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  return children.some((child) => hasLongString(child, depth + 1));
 }
 
 /** How a prompt relates to the history a conversation holds. */
