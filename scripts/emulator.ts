@@ -37,6 +37,10 @@ const command = parseCommandLine({
     "tls-key": { type: "string", value: "<file>", description: "private key for --tls-cert" },
     "no-auth": { type: "boolean", description: "accept requests without a token" },
     "no-strict": { type: "boolean", description: "do not enforce the protocol rules" },
+    "cold-server": {
+      type: "boolean",
+      description: "keep no blobs between Runs: every warm Run GETs the blobs it needs",
+    },
     "token-lifetime": { type: "string", value: "<ms>", description: "access token lifetime" },
     "reply-deadline": {
       type: "string",
@@ -97,6 +101,7 @@ const options: StartEmulatorOptions = {
     ...(lifetime === undefined ? {} : { accessTokenLifetimeMs: lifetime }),
   },
   ...(deadline === undefined ? {} : { replyDeadlineMs: deadline }),
+  ...(values["cold-server"] ? { serverBlobCache: false as const } : {}),
 };
 const report = (line: RequestLine) => {
   if (!values.quiet) {

@@ -5,7 +5,9 @@
  *   then a new instance over the same snapshot folder (the restart) sends one more
  *   message. Reported: run-request bytes ÷ new-message bytes, with snapshots (warm) and,
  *   as the baseline, without them (cold: the history is replayed). Blob bodies the
- *   service asks for (KV) are reported apart, as in `continuity.bench.ts`.
+ *   service asks for (KV) are reported apart, as in `continuity.bench.ts`, and so are the
+ *   blobs pushed up front in `pre_fetched_blobs` (after a restore the client cannot know
+ *   whether the service kept them; ADR 100).
  * - restore time of a 200-turn conversation: the snapshot's size, blob count and the time
  *   to read, decode and hydrate it (median of several restores).
  *
@@ -35,8 +37,11 @@ const NEW_MESSAGE = "One more question: which word did I ask you to remember fir
 const emulator = await startCursorEmulator({ auth: { required: false }, log: false });
 const folder = mkdtempSync(join(tmpdir(), "bench-restart-"));
 interface Upload {
+  /** The run request without the blobs it pushes. */
   runRequest: number;
+  /** Blob bodies: KV answers, and blobs pushed in `pre_fetched_blobs`. */
   blobs: number;
+  pushed: number;
 }
 const uploads = new Map<string, Upload>();
 const countingFetch: typeof fetch = async (input, init) => {
@@ -44,9 +49,15 @@ const countingFetch: typeof fetch = async (input, init) => {
   if (url.endsWith("/BidiAppend") && init?.body instanceof Uint8Array) {
     const append = decodeBidiAppend(init.body);
     const message = fromBinary(AgentClientMessageSchema, append.message);
-    const entry = uploads.get(append.requestId) ?? { runRequest: 0, blobs: 0 };
-    if (message.message.case === "runRequest") entry.runRequest += append.message.length;
-    else if (message.message.case === "kvClientMessage") entry.blobs += append.message.length;
+    const entry = uploads.get(append.requestId) ?? { runRequest: 0, blobs: 0, pushed: 0 };
+    if (message.message.case === "runRequest") {
+      const pushed = message.message.value.preFetchedBlobs.reduce(
+        (sum, blob) => sum + blob.id.length + blob.value.length,
+        0,
+      );
+      entry.pushed += pushed;
+      entry.runRequest += append.message.length - pushed;
+    } else if (message.message.case === "kvClientMessage") entry.blobs += append.message.length;
     uploads.set(append.requestId, entry);
   }
   return await fetch(input, init);
@@ -98,14 +109,16 @@ async function firstTurnAfterRestart(snapshots: boolean) {
     providerOptions: { cursor: { sessionId: id } },
   });
   const run = emulator.runs().at(-1);
-  const upload = uploads.get(run?.requestId ?? "") ?? { runRequest: 0, blobs: 0 };
+  const upload = uploads.get(run?.requestId ?? "") ?? { runRequest: 0, blobs: 0, pushed: 0 };
   const newBytes = new TextEncoder().encode(NEW_MESSAGE).length;
   console.log(
     `continuity-restart: snapshots=${
       snapshots ? "on" : "off"
     } continuity=${run?.continuity} new_message_bytes=${newBytes} run_request_bytes=${upload.runRequest} upload_ratio=${
       (upload.runRequest / newBytes).toFixed(2)
-    } blob_bytes_served=${upload.blobs} cache_read_tokens=${run?.counters.cacheRead ?? 0}`,
+    } blob_bytes_served=${upload.blobs} blob_bytes_pushed=${upload.pushed} kv_gets=${
+      run?.kv.gets ?? 0
+    } cache_read_tokens=${run?.counters.cacheRead ?? 0}`,
   );
   return upload.runRequest / newBytes;
 }

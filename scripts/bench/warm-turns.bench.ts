@@ -18,7 +18,7 @@ import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts
 import { startEmulatorProcess } from "../lib/emulator-process.ts";
 
 const TURNS = 10;
-const SESSIONS = 5;
+const SESSIONS = 9;
 const emulator = await startEmulatorProcess({ args: ["--no-auth"], lifetimeMs: 300_000 });
 const http2 = createHttp2Transport();
 

@@ -15,6 +15,8 @@ export interface EmulatorProcess {
   readonly url: string;
   /** The emulator's HTTP/2 base URL. */
   readonly http2Url: string;
+  /** The process id (for CPU accounting in benchmarks). */
+  readonly pid: number | undefined;
   /** Stops the process (SIGTERM, then SIGKILL) and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -59,7 +61,7 @@ export async function startEmulatorProcess(
       if (!value) throw new Error(`The emulator process printed no ${name}`);
       return value;
     };
-    return { url: field("url"), http2Url: field("http2_url"), stop };
+    return { url: field("url"), http2Url: field("http2_url"), pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

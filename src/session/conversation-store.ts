@@ -7,6 +7,7 @@
  * @module
  */
 import type { AdvertisedTool, MaterializedRequestContext } from "./request-context.ts";
+import { type ServerBlobKnowledge, serverBlobKnowledge } from "./blob-push.ts";
 
 /** What is known about one host conversation. */
 export interface Conversation<Held> {
@@ -40,6 +41,8 @@ export interface Conversation<Held> {
   compactionPending: boolean;
   /** The checkpoint the last written snapshot holds (nothing to write while it is current). */
   persistedCheckpoint: Uint8Array | undefined;
+  /** What the server is believed to hold of the conversation's blobs (what to push). */
+  readonly serverBlobs: ServerBlobKnowledge;
   /** Why the last held Run was released, for the continuation diagnostics. */
   heldReleaseReason: string | undefined;
   /** The held Run while the host runs tools. */
@@ -133,6 +136,7 @@ export function createConversationStore<Held>(
         advertisedTools: [],
         compactionPending: false,
         persistedCheckpoint: undefined,
+        serverBlobs: serverBlobKnowledge(),
         heldReleaseReason: undefined,
         held: undefined,
         heldSince: 0,

@@ -12,7 +12,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { CursorError } from "../core/cursor-error.ts";
 import { startDeadline } from "../core/deadline.ts";
 import { BidiRequestIdSchema } from "../gen/aiserver/v1/bidi_pb.ts";
-import { encodeBidiAppend } from "../protocol/bidi-append.ts";
+import { BIDI_APPEND_STEP_BYTES, encodeBidiAppendInSteps } from "../protocol/bidi-append.ts";
 import { encodeEnvelope } from "../protocol/envelope.ts";
 import { decodeErrorDetail } from "../protocol/error-detail.ts";
 import type {
@@ -103,9 +103,10 @@ function openSseRun(
       if (state.closed) {
         return Promise.reject(new CursorError("interrupted", "Cannot send: the Run is closed"));
       }
-      const body = encodeBidiAppend(run.requestId, state.seqno++, message);
+      const seqno = state.seqno++;
       return window.run(async () => {
         if (state.failure) throw state.failure;
+        const body = await encodeAppendBody(run.requestId, seqno, message);
         await append(fetchImpl, `${run.agentBaseURL}${BIDI_APPEND_PATH}`, appendHeaders, body, {
           timeoutMs: options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS,
           signal,
@@ -123,6 +124,24 @@ function openSseRun(
       controller.abort(new CursorError("canceled", "Run closed by the client"));
     },
   };
+}
+
+/**
+ * The append body, hex-encoded straight into one buffer; a message over 256 KiB is
+ * encoded a slice at a time with the event loop free in between, so a large message
+ * never blocks other work for long.
+ */
+async function encodeAppendBody(
+  requestId: string,
+  seqno: number,
+  message: Uint8Array,
+): Promise<Uint8Array> {
+  const steps = encodeBidiAppendInSteps(requestId, seqno, message, BIDI_APPEND_STEP_BYTES);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
 }
 
 async function* readRunFrames(

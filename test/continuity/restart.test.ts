@@ -36,6 +36,8 @@ function freshProvider(emulator: CursorEmulator, directory: string, lines: strin
     uploaded: () => uploads.reduce((a, b) => a + b, 0),
     /** The run request: the first append after the RunSSE opener. */
     runRequestBytes: () => uploads[1] ?? 0,
+    /** Bodies uploaded so far (RunSSE openers and appends). */
+    uploads,
   };
 }
 
@@ -73,12 +75,37 @@ describe("restart continuity (direct backend)", () => {
       assert.equal(run?.userText, "What was the word?", "only the new message is the user turn");
       assert.ok((run?.counters.cacheRead ?? 0) > 0, "the prefix was read from the cache");
       assert.equal(run?.kv.misses, 0, "every blob the checkpoint reaches came back");
-      // Blobs the server asks for travel back as KV answers, as on any warm turn; the run
-      // request itself carries the checkpoint and the new message, not the history.
+      // After a restore nothing tells whether the server kept the conversation, so its blobs
+      // go once with the run request (no GET round trips); the history itself is not re-sent
+      // as a user turn, and a later turn in this process pushes nothing.
+      assert.equal(run?.kv.gets, 0, "the pushed blobs spared every GET");
+      assert.equal(run?.variants.preFetchedBlobs, true);
+      // The opener lives in two blobs (its JSON root and its UserMessage), hex-encoded on SSE.
       assert.ok(
-        second.runRequestBytes() < LONG_OPENER.length / 4,
-        `turn 2's run request is ${second.runRequestBytes()} bytes, not the ${LONG_OPENER.length}-byte history`,
+        second.runRequestBytes() < LONG_OPENER.length * 5,
+        `turn 2 pushed the blobs of turn 1 once: ${second.runRequestBytes()} bytes`,
       );
+      const before = second.uploads.length;
+      const turn3 = await generateText({
+        model: second.cursor("gpt-5"),
+        messages: [
+          { role: "user", content: LONG_OPENER },
+          { role: "assistant", content: turn1.text },
+          { role: "user", content: "What was the word?" },
+          { role: "assistant", content: turn2.text },
+          { role: "user", content: "Thanks" },
+        ],
+        ...session,
+        ...quiet,
+      });
+      assert.ok(turn3.text.length > 0);
+      const turn3Request = second.uploads[before + 1] ?? 0;
+      assert.ok(
+        turn3Request < LONG_OPENER.length / 4,
+        `turn 3's run request is ${turn3Request} bytes, not the ${LONG_OPENER.length}-byte history`,
+      );
+      assert.equal(emulator.runs()[2]?.kv.gets, 0, "the server held the conversation");
+      assert.equal(emulator.runs()[2]?.variants.preFetchedBlobs, undefined, "nothing pushed");
       assert.ok(
         lines.some((l) => /^conversation persistence: restored sessionKey=ses_restart /.test(l)),
       );

@@ -141,13 +141,14 @@ describe("conversation state in the client's blob store", () => {
   });
 
   for (const transport of TRANSPORTS) {
-    it(`continues warm by GETting every referenced blob and rebuilding the conversation (${transport})`, async () => {
+    it(`continues on a cold server by GETting every referenced blob and rebuilding the conversation (${transport})`, async () => {
       const state = newHostState();
       const conversationId = crypto.randomUUID();
       const first = await driveTurn(harness.target(transport), state, {
         text: "remember 7",
         conversationId,
       });
+      harness.emulator.forgetServerBlobs(conversationId);
       const second = await driveTurn(harness.target(transport), state, {
         text: "and?",
         conversationId,
@@ -176,6 +177,7 @@ describe("conversation state in the client's blob store", () => {
     const conversationId = crypto.randomUUID();
     const first = await driveTurn(harness.target("sse"), state, { text: "one", conversationId });
     for (const shape of ["empty", "error"] as const) {
+      harness.emulator.forgetServerBlobs(conversationId);
       const second = await driveTurn(harness.target("sse"), state, {
         text: "two",
         conversationId,

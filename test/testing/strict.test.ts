@@ -265,6 +265,7 @@ describe("strict mode", () => {
     const conversationId = crypto.randomUUID();
     const first = await driveTurn(harness.target("sse"), state, { text: "one", conversationId });
     harness.emulator.clear();
+    harness.emulator.forgetServerBlobs(conversationId);
     const second = await driveTurn(harness.target("sse"), state, {
       text: "two",
       conversationId,

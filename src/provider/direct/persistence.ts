@@ -37,9 +37,11 @@ export async function restoreIfAbsent(
     nowMs: started,
     scope: config.apiBaseURL,
   });
+  // Another process left the conversation: whether the server still holds its blobs is unknown.
+  const restored = outcome.status === "restored" ? config.conversations.get(key) : undefined;
+  if (restored) restored.serverBlobs.belief = "unknown";
   if (!config.logger.enabled) return;
   if (outcome.status === "restored") {
-    const restored = config.conversations.get(key);
     emitDiagnostic(config.logger, {
       kind: "persistence-restored",
       sessionKey: key,

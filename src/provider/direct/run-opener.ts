@@ -6,12 +6,15 @@
  * @module
  */
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import { create } from "@bufbuild/protobuf";
+import { PreFetchedBlobSchema } from "../../gen/agent/v1/run_request_pb.ts";
 import { CursorError } from "../../core/cursor-error.ts";
 import { sha256Hex } from "../../core/bytes.ts";
 import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
 import { materializeRequestContext, requestContextKey } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
+import { noteRun, planBlobPush } from "../../session/blob-push.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
@@ -67,6 +70,16 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     requestContext: requestContext.message,
     model: selection,
   });
+  const pushed = conversation !== undefined && plan.continuity === "warm"
+    ? planBlobPush(conversation.serverBlobs, plan.checkpoint, config.blobs)
+    : [];
+  request.preFetchedBlobs = pushed.map((blob) => create(PreFetchedBlobSchema, blob));
+  if (pushed.length > 0 && config.logger.enabled) {
+    const bytes = pushed.reduce((sum, blob) => sum + blob.value.length, 0);
+    config.logger.line(
+      `kv: pre_fetched_blobs count=${pushed.length} bytes=${bytes} server=${conversation?.serverBlobs.belief}`,
+    );
+  }
   const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
   const openTurn = async (): Promise<ActiveTurn> => {
     const requestId = config.generateId();
@@ -82,6 +95,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       run.close();
       throw new CursorError("canceled", "Request was canceled");
     }
+    if (conversation) noteRun(conversation.serverBlobs, run.activity, pushed.length > 0);
     await run.start(requestBytes);
     const turn = new ActiveTurn({
       run,

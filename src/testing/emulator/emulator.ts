@@ -73,6 +73,12 @@ export interface CursorEmulatorCore {
   stats(): EmulatorStats;
   /** Forgets the log, run records and violations. */
   clear(): void;
+  /**
+   * Forgets the blobs the server keeps between Runs (one conversation, or all), as a
+   * restarted or different server instance would: the next warm Run GETs every blob it
+   * needs. See `serverBlobCache` in {@link EmulatorOptions}.
+   */
+  forgetServerBlobs(conversationId?: string): void;
   /** Resolves once no Run is live (rejects after `timeoutMs`, default 5 s). */
   idle(timeoutMs?: number): Promise<void>;
   /** Ends live Runs and stops timers. */
@@ -150,6 +156,7 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
       core.records.clear();
       core.clearViolations();
     },
+    forgetServerBlobs: (conversationId) => core.blobCache?.forget(conversationId),
     idle: (timeoutMs = 5000) => waitIdle(core, timeoutMs),
     close: () => core.close(),
   };

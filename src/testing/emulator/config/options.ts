@@ -7,6 +7,11 @@ import type { AuthOptions } from "../auth/auth-state.ts";
 import type { CatalogModel } from "../catalog/catalog.ts";
 import { defaultCatalog } from "../catalog/catalog-data.ts";
 import { DEFAULT_CONVERSATION_LIMIT } from "../conversation/conversations.ts";
+import {
+  type BlobCacheSettings,
+  DEFAULT_BLOB_CACHE_BYTES,
+  DEFAULT_BLOB_CACHE_TTL_MS,
+} from "../conversation/blob-cache.ts";
 import { DEFAULT_LOG_LIMIT } from "../observe/log.ts";
 import { DEFAULT_RUN_LIMIT } from "../observe/records.ts";
 import type { Scenario } from "../model/scenario.ts";
@@ -71,6 +76,15 @@ export interface EmulatorOptions {
    * turn_ended → …"). A client must keep its conversation with either.
    */
   readonly finalAnswerBlob?: FinalAnswerBlob;
+  /**
+   * The server's own copy of each conversation's blobs between Runs, where the sources
+   * disagree on whether Cursor keeps one (AGENT-SCHEMA.md §5.3: GETs "seen on later turns";
+   * CAP: a later Run with 154 SETs and 0 GETs). Default on (64 MiB, 10 minutes idle): a warm
+   * continuation GETs only blobs the server lacks. `false` is a cold server (a new instance
+   * every Run): every blob the checkpoint references is fetched with `get_blob`.
+   * `forgetServerBlobs()` evicts at any time.
+   */
+  readonly serverBlobCache?: false | { readonly maxBytes?: number; readonly ttlMs?: number };
 }
 
 /**
@@ -107,6 +121,8 @@ export interface ResolvedOptions {
   readonly now: () => number;
   readonly agentUrl: string | undefined;
   readonly finalAnswerBlob: FinalAnswerBlob;
+  /** `undefined`: a cold server. */
+  readonly serverBlobCache: BlobCacheSettings | undefined;
 }
 
 /** Applies defaults. */
@@ -130,5 +146,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     now: options.now ?? Date.now,
     agentUrl: options.agentUrl,
     finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
+    serverBlobCache: options.serverBlobCache === false ? undefined : {
+      maxBytes: options.serverBlobCache?.maxBytes ?? DEFAULT_BLOB_CACHE_BYTES,
+      ttlMs: options.serverBlobCache?.ttlMs ?? DEFAULT_BLOB_CACHE_TTL_MS,
+    },
   };
 }

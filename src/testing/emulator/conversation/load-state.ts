@@ -20,6 +20,7 @@ import {
 } from "../../../gen/agent/v1/request_context_pb.ts";
 import type { ConversationHistory } from "../../../gen/agent/v1/conversation_action_pb.ts";
 import { RunFailure } from "../wire/connect-http.ts";
+import { bytesToHex } from "../../../core/bytes.ts";
 import type { BlobChannel } from "../io/blob-channel.ts";
 import type { RunIo } from "../io/run-io.ts";
 import {
@@ -71,10 +72,12 @@ export async function rebuildTranscript(
     io.variant("rootEntries", inline === 0 ? "blob-ids" : ids.length === 0 ? "inline" : "mixed");
   }
   const fetched = await blobs.get(ids);
+  const decoded = blobs.decoded;
   let next = 0;
   const roots: RootMessage[] = entries.map((entry) => {
-    const bytes = entry.length === 32 ? fetched[next++] ?? new Uint8Array(0) : entry;
-    return { id: entry, bytes, json: parseRoot(bytes) };
+    if (entry.length !== 32) return { id: entry, bytes: entry, json: parseRoot(entry) };
+    const bytes = fetched[next++] ?? new Uint8Array(0);
+    return { id: entry, bytes, json: remember(decoded?.roots, entry, () => parseRoot(bytes)) };
   });
   const turnBlobs = await blobs.get(state.turns);
   const turns = await Promise.all(
@@ -88,7 +91,12 @@ async function rebuildTurn(
   bytes: Uint8Array,
   blobId: Uint8Array | undefined,
 ): Promise<TurnEntry> {
-  const turn = decodeOrFail(() => fromBinary(ConversationTurnStructureSchema, bytes), "turn");
+  const decoded = blobs.decoded;
+  const turn = remember(
+    decoded?.turns,
+    blobId,
+    () => decodeOrFail(() => fromBinary(ConversationTurnStructureSchema, bytes), "turn"),
+  );
   if (turn.turn.case !== "agentConversationTurn") {
     throw new RunFailure({
       code: "unimplemented",
@@ -100,11 +108,20 @@ async function rebuildTurn(
     agentTurn.userMessage,
     ...agentTurn.steps,
   ]);
-  const userMessage = decodeOrFail(() => fromBinary(UserMessageSchema, userBytes), "user message");
-  const steps = stepBytes.map((data, index) => ({
-    id: agentTurn.steps[index] ?? new Uint8Array(0),
-    step: decodeOrFail(() => fromBinary(ConversationStepSchema, data), "step"),
-  }));
+  const userMessage = remember(
+    decoded?.userMessages,
+    agentTurn.userMessage,
+    () => decodeOrFail(() => fromBinary(UserMessageSchema, userBytes), "user message"),
+  );
+  const steps = stepBytes.map((data, index) => {
+    const id = agentTurn.steps[index] ?? new Uint8Array(0);
+    const step = remember(
+      decoded?.steps,
+      id,
+      () => decodeOrFail(() => fromBinary(ConversationStepSchema, data), "step"),
+    );
+    return { id, step };
+  });
   return {
     userMessageId: agentTurn.userMessage,
     userMessage,
@@ -112,6 +129,21 @@ async function rebuildTurn(
     requestId: agentTurn.requestId ?? "",
     blobId,
   };
+}
+
+/** A blob's decoded form from the server's memo (by id), decoding and keeping it on a miss. */
+function remember<T>(
+  memo: Map<string, T> | undefined,
+  id: Uint8Array | undefined,
+  decode: () => T,
+): T {
+  if (memo === undefined || id === undefined || id.length !== 32) return decode();
+  const hex = bytesToHex(id);
+  const known = memo.get(hex);
+  if (known !== undefined) return known;
+  const value = decode();
+  memo.set(hex, value);
+  return value;
 }
 
 function decodeOrFail<T>(decode: () => T, what: string): T {

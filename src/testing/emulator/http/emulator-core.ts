@@ -8,6 +8,7 @@
 import { AuthState } from "../auth/auth-state.ts";
 import { BidiRegistry } from "./bidi-registry.ts";
 import { Conversations } from "../conversation/conversations.ts";
+import { ServerBlobCache } from "../conversation/blob-cache.ts";
 import { FaultController } from "../faults/faults.ts";
 import { EmulatorLog } from "../observe/log.ts";
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from "../config/options.ts";
@@ -43,6 +44,8 @@ export interface EmulatorStats {
   readonly conversations: number;
   /** Bytes of cached prompts. */
   readonly cachedPromptBytes: number;
+  /** Bytes of blobs the server holds between Runs (0 for a cold server). */
+  readonly serverBlobBytes: number;
   /** Log entries kept. */
   readonly logEntries: number;
   /** Run records kept. */
@@ -55,6 +58,8 @@ export class EmulatorCore {
   readonly log: EmulatorLog;
   /** Conversations remembered for the prompt cache. */
   readonly conversations: Conversations;
+  /** The server's blobs between Runs; `undefined` for a cold server. */
+  readonly blobCache: ServerBlobCache | undefined;
   readonly faults = new FaultController();
   readonly auth: AuthState;
   readonly records: RunRecords;
@@ -73,6 +78,9 @@ export class EmulatorCore {
     this.auth = auth;
     this.log = new EmulatorLog(options.logLimit, options.logMessages);
     this.conversations = new Conversations(options.conversationLimit);
+    this.blobCache = options.serverBlobCache === undefined
+      ? undefined
+      : new ServerBlobCache(options.serverBlobCache, options.now);
     this.records = new RunRecords(options.runLimit);
     this.bidi = new BidiRegistry(options.now);
     const period = Math.max(10, Math.min(250, options.appendGapTimeoutMs / 4));
@@ -159,6 +167,7 @@ export class EmulatorCore {
       conversations: this.conversations.size,
       /** Bytes of cached prompts. */
       cachedPromptBytes: this.conversations.cachedBytes,
+      serverBlobBytes: this.blobCache?.bytes ?? 0,
       /** Log entries kept. */
       logEntries: this.log.size,
       /** Run records kept. */

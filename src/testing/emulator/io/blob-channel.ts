@@ -1,8 +1,12 @@
 /**
  * The server side of the KV channel: SET blobs into the client's store (and wait for
  * each `set_blob_result` before anything references them) and GET blobs a checkpoint
- * references (verifying each hashes to its id). A blob the client cannot serve ends the
- * Run the way the service does: Connect `internal`, "Blob not found".
+ * references that the server does not hold (verifying each hashes to its id). A blob is
+ * held when the server's cache of the conversation has it (see `blob-cache.ts`; none for
+ * a cold server) or the client pushed it in `pre_fetched_blobs` (verified up front: a
+ * pushed blob that does not hash to its id refuses the Run with `invalid_argument`). A
+ * blob the client cannot serve ends the Run the way the service does: Connect
+ * `internal`, "Blob not found".
  *
  * @module
  */
@@ -12,6 +16,8 @@ import type { PreFetchedBlob } from "../../../gen/agent/v1/run_request_pb.ts";
 import { bytesToHex, sha256 } from "../../../core/bytes.ts";
 import { RunFailure } from "../wire/connect-http.ts";
 import type { RunIo } from "./run-io.ts";
+import type { ConversationBlobs, DecodedBlobs } from "../conversation/blob-cache.ts";
+import type { Transcript } from "../conversation/transcript.ts";
 
 /** The Run's blob traffic. */
 export class BlobChannel {
@@ -19,12 +25,42 @@ export class BlobChannel {
   /** Ids (hex) the client is known to hold: set or served in this Run. */
   readonly #known = new Set<string>();
   readonly #queue: { id: Uint8Array; data: Uint8Array }[] = [];
+  /** Results of SETs sent but not yet awaited. */
+  readonly #unacknowledged: Promise<void>[] = [];
   readonly #preFetched = new Map<string, Uint8Array>();
+  readonly #cache: ConversationBlobs | undefined;
 
-  constructor(io: RunIo, preFetched: readonly PreFetchedBlob[]) {
+  /**
+   * @param io The Run.
+   * @param cache The server's blobs of this conversation; `undefined` for a cold server.
+   */
+  constructor(io: RunIo, cache: ConversationBlobs | undefined) {
     this.#io = io;
-    for (const blob of preFetched) this.#preFetched.set(bytesToHex(blob.id), blob.value);
-    if (preFetched.length > 0) io.variant("preFetchedBlobs", true);
+    this.#cache = cache;
+  }
+
+  /**
+   * Takes the blobs the client pushed in `pre_fetched_blobs`, each verified against its id.
+   *
+   * @throws {RunFailure} `invalid_argument` for an id that is not 32 bytes or data that
+   *   does not hash to it.
+   */
+  async acceptPreFetched(blobs: readonly PreFetchedBlob[]): Promise<void> {
+    if (blobs.length === 0) return;
+    this.#io.variant("preFetchedBlobs", true);
+    for (const blob of blobs) {
+      const hex = bytesToHex(blob.id);
+      const hash = await sha256(blob.value);
+      if (blob.id.length !== 32 || bytesToHex(hash) !== hex) {
+        throw new RunFailure({
+          code: "invalid_argument",
+          message: `Pre-fetched blob ${
+            JSON.stringify(hex.slice(0, 16))
+          } does not hash to its id (sha256 ${bytesToHex(hash).slice(0, 16)})`,
+        });
+      }
+      this.#preFetched.set(hex, blob.value);
+    }
   }
 
   /**
@@ -39,6 +75,7 @@ export class BlobChannel {
       this.#known.add(hex);
       this.#queue.push({ id, data });
     }
+    this.#cache?.put(hex, data);
     return id;
   }
 
@@ -47,10 +84,12 @@ export class BlobChannel {
     this.#known.add(bytesToHex(id));
   }
 
-  /** Sends every queued SET and waits for all results. */
-  async flush(): Promise<void> {
+  /**
+   * Sends every queued SET without waiting for the results; the next {@link flush} waits
+   * for them (a checkpoint only references blobs the client acknowledged).
+   */
+  async send(): Promise<void> {
     const batch = this.#queue.splice(0);
-    const waits: Promise<void>[] = [];
     for (const { id, data } of batch) {
       const { id: kvId, done } = this.#io.replies.kv("set");
       this.#io.record.kv.sets++;
@@ -75,28 +114,68 @@ export class BlobChannel {
         }
       });
       wait.catch(() => {});
-      waits.push(wait);
+      this.#unacknowledged.push(wait);
     }
-    await Promise.all(waits);
+  }
+
+  /** Sends every queued SET and waits for every result still outstanding. */
+  async flush(): Promise<void> {
+    await this.send();
+    await Promise.all(this.#unacknowledged.splice(0));
   }
 
   /**
-   * GETs blobs from the client (or from `pre_fetched_blobs`), all in flight at once.
+   * The blobs' data: from the server's cache or `pre_fetched_blobs`, else GET from the
+   * client (all GETs in flight at once).
    *
    * @param ids Blob ids.
    * @returns Their data, in order.
    * @throws {RunFailure} `internal` "Blob not found" for a miss or a hash mismatch.
    */
   async get(ids: readonly Uint8Array[]): Promise<Uint8Array[]> {
-    const pending = ids.map((id) => this.#getOne(id));
-    return await Promise.all(pending);
+    const out: Uint8Array[] = [];
+    const pending: Promise<void>[] = [];
+    ids.forEach((id, index) => {
+      const cached = this.#cache?.get(bytesToHex(id));
+      if (cached !== undefined) {
+        this.#io.record.kv.cacheHits++;
+        out[index] = cached;
+      } else pending.push(this.#getOne(id).then((data) => void (out[index] = data)));
+    });
+    if (pending.length > 0) await Promise.all(pending);
+    return out;
+  }
+
+  /**
+   * The conversation as the server left it at the final checkpoint with this hash, when
+   * it still holds it (its referenced blobs count as cache hits); `undefined` otherwise.
+   */
+  settled(checkpointHex: string): Transcript | undefined {
+    const transcript = this.#cache?.settled(checkpointHex);
+    if (transcript === undefined) return undefined;
+    let held = transcript.roots.filter((root) => root.id.length === 32).length;
+    for (const turn of transcript.turns) held += 2 + turn.steps.length;
+    this.#io.record.kv.cacheHits += held;
+    return transcript;
+  }
+
+  /** Keeps the conversation as of a final checkpoint (a warm server's memory). */
+  settle(checkpointHex: string, transcript: Transcript): void {
+    this.#cache?.settle(checkpointHex, transcript);
+  }
+
+  /** Decoded forms of the blobs the server holds; `undefined` for a cold server. */
+  get decoded(): DecodedBlobs | undefined {
+    return this.#cache?.decoded;
   }
 
   async #getOne(id: Uint8Array): Promise<Uint8Array> {
     const hex = bytesToHex(id);
     const pushed = this.#preFetched.get(hex);
-    if (pushed !== undefined && bytesToHex(await sha256(pushed)) === hex) {
+    if (pushed !== undefined) {
+      this.#io.record.kv.preFetched++;
       this.#known.add(hex);
+      this.#cache?.put(hex, pushed);
       return pushed;
     }
     const { id: kvId, done } = this.#io.replies.kv("get");
@@ -124,6 +203,7 @@ export class BlobChannel {
       throw new RunFailure({ code: "internal", message: "Blob not found" });
     }
     this.#known.add(hex);
+    this.#cache?.put(hex, data);
     return data;
   }
 }

@@ -162,6 +162,7 @@ export async function sendCheckpoint(
 ): Promise<void> {
   const hash = bytesToHex(await sha256(toBinary(ConversationStateStructureSchema, checkpoint)));
   state.conversations.issue(state.conversationId, hash, kind);
+  if (kind === "final") state.blobs.settle(hash, state.transcript);
   state.lastCheckpoint = checkpoint;
   state.io.record.checkpoints++;
   await state.io.writer.send(create(AgentServerMessageSchema, {

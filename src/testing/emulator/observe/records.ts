@@ -237,8 +237,11 @@ export interface RunRecord {
   execs: ExecRecord[];
   /** Interaction queries issued, with their outcome. */
   interactions: InteractionRecord[];
-  /** KV traffic: SETs, GETs and misses. */
-  kv: { sets: number; gets: number; misses: number };
+  /**
+   * KV traffic: SETs, GETs and misses; blobs the Run needed that the server already held
+   * (`cacheHits`) or took from `pre_fetched_blobs` (`preFetched`) instead of a GET.
+   */
+  kv: { sets: number; gets: number; misses: number; cacheHits: number; preFetched: number };
   /** Checkpoints published. */
   checkpoints: number;
   /** Client heartbeats received. */
@@ -305,7 +308,7 @@ export function newRunRecord(
     /** Interaction queries issued, with their outcome. */
     interactions: [],
     /** KV traffic: SETs, GETs and misses. */
-    kv: { sets: 0, gets: 0, misses: 0 },
+    kv: { sets: 0, gets: 0, misses: 0, cacheHits: 0, preFetched: 0 },
     /** Checkpoints published. */
     checkpoints: 0,
     /** Client heartbeats received. */

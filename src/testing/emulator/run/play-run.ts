@@ -93,7 +93,8 @@ export async function playRun(
   }
   const actionContext = action.value.requestContext;
   const context = await probeRequestContext(io, actionContext);
-  const blobs = new BlobChannel(io, request.preFetchedBlobs);
+  const blobs = new BlobChannel(io, deps.blobCache?.forConversation(conversationId));
+  await blobs.acceptPreFetched(request.preFetchedBlobs);
   const known = deps.conversations.get(conversationId) !== undefined;
   const history = action.case === "userMessageAction"
     ? action.value.conversationHistory
@@ -175,7 +176,9 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   );
   io.record.turn = transcript.turns.length;
   const state = turnState(input, turn, conversation, idealRootCount, hasHistory, completedSteps);
-  await input.blobs.flush();
+  // The new message's blobs go out now; their acknowledgements are awaited before the
+  // first checkpoint that references them (AGENT-SCHEMA.md §5.5), not before the model.
+  await input.blobs.send();
   if (pending !== undefined) {
     state.toolSteps = pending.step;
     await runToolStep(state, pending.specs, pending.ids);

@@ -18,6 +18,7 @@ import type { BlobChannel } from "../io/blob-channel.ts";
 import { type ResolvedModel, resolveModel } from "../catalog/catalog.ts";
 import { detail, RunFailure } from "../wire/connect-http.ts";
 import type { Conversations } from "../conversation/conversations.ts";
+import type { ServerBlobCache } from "../conversation/blob-cache.ts";
 import type { FaultSpec } from "../faults/faults.ts";
 import type { ResolvedOptions } from "../config/options.ts";
 import type { RunIo } from "../io/run-io.ts";
@@ -34,6 +35,8 @@ export interface RunDeps {
   readonly io: RunIo;
   readonly options: ResolvedOptions;
   readonly conversations: Conversations;
+  /** The server's blobs between Runs; `undefined` for a cold server. */
+  readonly blobCache: ServerBlobCache | undefined;
   /** Faults taken for this Run at its start. */
   readonly faults: readonly FaultSpec[];
   readonly watchShell: (
@@ -136,7 +139,8 @@ export async function loadTranscript(
     return await seedTranscript(blobs, context, history);
   }
   io.record.checkpointSupplied = true;
-  const issued = deps.conversations.findIssued(bytesToHex(await sha256(rawState)));
+  const stateHex = bytesToHex(await sha256(rawState));
+  const issued = deps.conversations.findIssued(stateHex);
   io.variant("checkpointKind", issued?.kind ?? "not-issued");
   const state = decodeState(rawState);
   if (issued === undefined && state.turns.length > 0) {
@@ -145,7 +149,12 @@ export async function loadTranscript(
       "conversation_state is not a checkpoint this emulator issued",
     );
   }
-  const transcript = await rebuildTranscript(io, blobs, state);
+  const settled = blobs.settled(stateHex);
+  if (settled !== undefined && state.rootPromptMessagesJson.length > 0) {
+    const inline = state.rootPromptMessagesJson.some((entry) => entry.length !== 32);
+    io.variant("rootEntries", inline ? "mixed" : "blob-ids");
+  }
+  const transcript = settled ?? await rebuildTranscript(io, blobs, state);
   for (const root of transcript.roots) if (root.id.length === 32) blobs.markKnown(root.id);
   if (transcript.roots.length === 0) return await seedTranscript(blobs, context, history);
   return transcript;

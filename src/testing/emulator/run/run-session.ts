@@ -19,6 +19,7 @@ import { rawField } from "../wire/envelope.ts";
 import { type EmulatedError, RunFailure } from "../wire/connect-http.ts";
 import { describeClientMessage } from "../observe/describe-message.ts";
 import type { Conversations } from "../conversation/conversations.ts";
+import type { ServerBlobCache } from "../conversation/blob-cache.ts";
 import type { ResolvedOptions } from "../config/options.ts";
 import type { FaultController } from "../faults/faults.ts";
 import type { EmulatorLog } from "../observe/log.ts";
@@ -36,6 +37,8 @@ export interface RunHost {
   readonly log: EmulatorLog;
   readonly faults: FaultController;
   readonly conversations: Conversations;
+  /** The server's blobs between Runs; `undefined` for a cold server. */
+  readonly blobCache: ServerBlobCache | undefined;
   /** Keeps a violation for `violations()`. */
   recordViolation(violation: Violation): void;
   /** Called once when the Run has ended and cleaned up. */
@@ -196,6 +199,7 @@ export class RunSession implements RunIo {
       io: this,
       options: this.#core.options,
       conversations: this.#core.conversations,
+      blobCache: this.#core.blobCache,
       faults,
       watchShell: (id: number, listener: (stream: "stdout" | "stderr", data: string) => void) =>
         this.#shellWatchers.set(id, listener),
