@@ -16,7 +16,7 @@ import {
   explain,
   httpAnswers,
   latestModelContext,
-  linesMatching,
+  occurrences,
   requestsAfter,
   runsSince,
 } from "./support/recovery.ts";
@@ -79,7 +79,7 @@ describe("a token expiring inside a held Run (real OpenCode)", () => {
       `the held Run took appends after its opening token expired\n${report}`,
     );
     const context = latestModelContext(emulator);
-    assert.equal(linesMatching(context, /slept-5/), 1, `the tool's result, once:\n${context}`);
+    assert.equal(occurrences(context, "slept-5"), 1, `the tool's result, once:\n${context}`);
     return { text: answer.text, runs: describeRuns(runs) };
   }
 

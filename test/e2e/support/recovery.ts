@@ -52,6 +52,17 @@ export function linesMatching(text: string, pattern: RegExp): number {
 }
 
 /**
+ * How many times `literal` occurs in `text`.
+ *
+ * @param text Where to look.
+ * @param literal What to count.
+ * @returns The count.
+ */
+export function occurrences(text: string, literal: string): number {
+  return text.split(literal).length - 1;
+}
+
+/**
  * The Runs the emulator served after the first `skip` ones.
  *
  * @param emulator The emulator.
