@@ -73,8 +73,8 @@ describe("faults inside a turn (real OpenCode)", () => {
   it("rebuilds a Run dropped right after a tool's result: the tool ran once, Cursor saw it once", async () => {
     const session = await newSession(server.client);
     const skip = emulator.runs().length;
-    // The command holds `$((6*7))`, its output `result-42`: each line of the model's
-    // context shows which of the two it is.
+    // The command holds `$((6*7))` and its output `result-42`, so the model's context
+    // tells the call and its result apart.
     const asked = "Count the runs\n::shell echo ran >> runs.txt; echo result-$((6*7))\n" +
       "::fault drop times=1\n::text After the tool.";
     const answer = await prompt(server.client, session, asked);

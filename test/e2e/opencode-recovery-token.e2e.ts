@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type CursorEmulator, startCursorEmulator } from "../../src/testing/mod.ts";
+import { type CursorEmulator, type RunRecord, startCursorEmulator } from "../../src/testing/mod.ts";
 import { newSession, prompt } from "./support/chat.ts";
 import { chatConfig } from "./support/cursor-config.ts";
 import { builtPackage } from "./support/package-build.ts";
@@ -55,7 +55,9 @@ describe("a token expiring inside a held Run (real OpenCode)", () => {
   });
 
   /** Runs one turn whose shell tool outlives the token, and checks every answer Cursor gave. */
-  async function slowToolTurn(asked: string): Promise<{ text: string; runs: string }> {
+  async function slowToolTurn(
+    asked: string,
+  ): Promise<{ text: string; runs: RunRecord[]; report: string }> {
     const session = await newSession(server.client);
     const skipRuns = emulator.runs().length;
     const skipHttp = httpAnswers(emulator).length;
@@ -80,26 +82,28 @@ describe("a token expiring inside a held Run (real OpenCode)", () => {
     );
     const context = latestModelContext(emulator);
     assert.equal(occurrences(context, "slept-5"), 1, `the tool's result, once:\n${context}`);
-    return { text: answer.text, runs: describeRuns(runs) };
+    return { text: answer.text, runs, report };
   }
 
   it("renews the token for the appends of a Run held across a slow tool", async () => {
     const turn = await slowToolTurn(
       "Wait for it\n::shell sleep 10; echo slept-$((2+3))\n::text Waited.",
     );
-    assert.match(turn.text, /Waited\./, turn.runs);
-    assert.equal(turn.runs.split("\n").length, 1, `one Run:\n${turn.runs}`);
+    assert.match(turn.text, /Waited\./, turn.report);
+    assert.equal(turn.runs.length, 1, `one Run:\n${turn.report}`);
   });
 
   it("re-opens a Run dropped after the slow tool with a current token", async () => {
     const turn = await slowToolTurn(
       "Wait again\n::shell sleep 10; echo slept-$((2+3))\n::fault drop times=1\n::text Waited again.",
     );
-    assert.ok(turn.text.length > 0, turn.runs);
-    assert.equal(
-      turn.runs.split("\n").length,
-      2,
-      `the dropped Run and the rebuilt one:\n${turn.runs}`,
+    assert.ok(turn.text.length > 0, turn.report);
+    const [dropped, rebuilt] = turn.runs;
+    assert.equal(turn.runs.length, 2, `the dropped Run and the rebuilt one:\n${turn.report}`);
+    assert.equal(dropped?.status, "dropped", turn.report);
+    assert.ok(
+      (rebuilt?.startedAt ?? 0) > (dropped?.startedAt ?? 0) + TOKEN_LIFETIME_MS,
+      `the Run was re-opened after the first one's token expired\n${turn.report}`,
     );
   });
 });

@@ -1,32 +1,13 @@
 /**
- * Pieces of the real-OpenCode recovery tests: waiting for a condition, what Cursor's
- * model saw (the emulator's record of its context), the Runs the emulator served and the
- * HTTP answers it gave, and a failure report with the server's and the provider's logs.
+ * Pieces of the real-OpenCode recovery tests: what Cursor's model saw (the emulator's
+ * record of its context), the Runs the emulator served and the HTTP answers it gave, and
+ * a failure report with the server's and the provider's logs.
  *
  * @module
  */
 import type { CursorEmulator, RunRecord } from "../../../src/testing/mod.ts";
 import type { OpenCodeServer } from "./opencode.ts";
 import type { Sandbox } from "./sandbox.ts";
-
-/**
- * Polls until `check` holds (every 100 ms, at most `timeoutMs`).
- *
- * @param check The condition.
- * @param timeoutMs The limit.
- * @param what What is awaited, for the timeout message.
- */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * The context of the latest model call: one `role: content` line per message after the
