@@ -63,6 +63,18 @@ describe("git facts", () => {
     });
   });
 
+  it("never sends credentials a remote URL carries", async () => {
+    const { facts } = await discoverGit(
+      fakeGit({
+        ...REPO,
+        "remote get-url origin": "https://me:ghp_secret123@github.com/a/b.git\n",
+      }),
+      "/ws",
+      () => 0,
+    );
+    assert.equal(facts.repos[0]?.remoteUrl, "https://github.com/a/b.git");
+  });
+
   it("outside a repository there are no repos, and that is complete", async () => {
     const { facts, timedOut } = await discoverGit(fakeGit({}), "/tmp/x", () => 0);
     assert.deepEqual(facts, { repos: [], repoInfoComplete: true, statusComplete: true });
