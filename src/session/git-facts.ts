@@ -121,7 +121,7 @@ export async function discoverGit(
   const parsed = status.outcome.kind === "ok"
     ? parsePorcelain(status.outcome.stdout)
     : { branch: "", status: "" };
-  const remoteUrl = remote.kind === "ok" ? remote.stdout.trim() : "";
+  const remoteUrl = remote.kind === "ok" ? withoutCredentials(remote.stdout.trim()) : "";
   return {
     facts: {
       repos: [{ path, ...parsed, ...(remoteUrl === "" ? {} : { remoteUrl }) }],
@@ -156,6 +156,14 @@ export function parsePorcelain(text: string): { branch: string; status: string }
   const kept = lines.slice(0, MAX_STATUS_LINES);
   if (lines.length > kept.length) kept.push(`... ${lines.length - kept.length} more`);
   return { branch: branchOf(header), status: kept.join("\n") };
+}
+
+/**
+ * A remote URL without the user information a URL can carry (`https://user:token@host/…`),
+ * so no credential leaves the machine; scp-style `git@host:path` has none and is kept.
+ */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
 }
 
 function branchOf(header: string): string {

@@ -63,6 +63,18 @@ describe("git facts", () => {
     });
   });
 
+  it("never sends credentials a remote URL carries", async () => {
+    const { facts } = await discoverGit(
+      fakeGit({
+        ...REPO,
+        "remote get-url origin": "https://me:ghp_secret123@github.com/a/b.git\n",
+      }),
+      "/ws",
+      () => 0,
+    );
+    assert.equal(facts.repos[0]?.remoteUrl, "https://github.com/a/b.git");
+  });
+
   it("outside a repository there are no repos, and that is complete", async () => {
     const { facts, timedOut } = await discoverGit(fakeGit({}), "/tmp/x", () => 0);
     assert.deepEqual(facts, { repos: [], repoInfoComplete: true, statusComplete: true });
@@ -216,5 +228,33 @@ describe("git facts and the prompt cache", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a Run whose git status timed out is sent the repository with an empty, incomplete status", async () => {
+    const contexts: RequestContext[] = [];
+    await withEmulator({
+      scenario: (context) => {
+        contexts.push(fromBinary(RequestContextSchema, context.requestContextBytes));
+        return directiveScenario(context);
+      },
+    }, async (emulator) => {
+      const { logger, lines } = createMemoryLogger();
+      const cursor = createCursorProvider({
+        apiKey: "crsr_test_key_0123456789",
+        apiBaseURL: emulator.url,
+        allowLoopback: true,
+        env: {},
+        conversationSnapshots: false,
+        debug: logger,
+        workspace: { workspaceRoot: "/ws" },
+      }, { git: () => fakeGit({ ...REPO, "status --porcelain -b": null }) });
+      await streamText({ model: cursor("gpt-5"), prompt: "Hi" }).text;
+      const sent = contexts[0];
+      assert.equal(sent?.gitRepos[0]?.path, "/ws");
+      assert.equal(sent?.gitRepos[0]?.status, "");
+      assert.equal(sent?.gitRepoInfoComplete, true);
+      assert.equal(sent?.gitStatusInfoComplete, false);
+      assert.ok(lines.includes("git: `status --porcelain -b` timed out after 5000ms"));
+    });
   });
 });

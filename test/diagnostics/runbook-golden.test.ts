@@ -6,7 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -60,6 +60,10 @@ const LINE_KINDS: readonly RegExp[] = [
   /^conversation persistence: missing /,
   /^Run interrupted: /,
   /^rebasing fresh Run: /,
+  /^fresh turn: cancelled 1 pending exec\(s\) /,
+  /^drain outcome=turn-ended /,
+  /^held Run released: conversationId=\S+ reason=/,
+  /^continuation: 1 interrupted trailing tool result\(s\) \[bash\] heldRun=\S+$/,
   /^context warning: Cursor counted rules=0 although this Run sent the /,
   /^display tool_call_completed: ERROR .*tool=mcpToolCall .*namespace=\(missing\) toolName=\(missing\) error="/,
   /^display tool_call_completed: ERROR .*tool=readToolCall error="File not found"$/,
@@ -212,6 +216,8 @@ describe("the runbook against a real debug log", () => {
       });
       await withEmulator({}, (emulator) => emulatorSessions(emulator, logger, workspace));
       await scriptedSession(logger);
+      // GOLDEN_DUMP=<file> keeps a copy of the log for reading.
+      if (process.env.GOLDEN_DUMP) writeFileSync(process.env.GOLDEN_DUMP, readFileSync(log));
       const lines = readFileSync(log, "utf8").split("\n")
         .map((l) => l.replace(/^\S+ /, ""));
       const missingKinds = LINE_KINDS.filter((kind) => !lines.some((l) => kind.test(l)));

@@ -21,6 +21,7 @@ import {
   COMPACTION_SYSTEM_PROMPT,
 } from "../../continuity/fixtures/opencode-prompts.ts";
 import { hostTools } from "../../support/emulator.ts";
+import { declaredBash } from "../../recovery/support.ts";
 import { createScriptedTransport, type ScriptedServer } from "../../support/scripted-transport.ts";
 
 const SYSTEM = "You are a coding agent working in a repository.";
@@ -107,12 +108,70 @@ export async function emulatorSessions(
   // A history this provider did not write reseeds the conversation.
   const foreign = chat(cursor, "ses_EXAMPLE", dir);
   await foreign.send("A different opener");
+  // Stop during a tool, then type: the pending exec is cancelled and the Run drained.
+  const asked: ModelMessage = { role: "user", content: "Edit\n::shell echo edited > notes.txt" };
+  const stopped = streamText({
+    model: cursor("gpt-5"),
+    system: SYSTEM,
+    messages: [asked],
+    tools: { bash: declaredBash },
+    providerOptions: { cursor: { sessionId: "ses_STOP" } },
+  });
+  await stopped.consumeStream();
+  await streamText({
+    model: cursor("gpt-5"),
+    system: SYSTEM,
+    messages: [asked, { role: "user", content: "::text Carrying on." }],
+    tools: { bash: declaredBash },
+    providerOptions: { cursor: { sessionId: "ses_STOP" } },
+  }).text;
   // A restart: a new provider restores the conversation from its snapshot.
   const restarted = createCursorProvider(settings, git);
   const resumed = chat(restarted, "ses_EXAMPLE", dir);
   resumed.messages.push(...foreign.messages);
   await resumed.send("After the restart");
   await chat(restarted, "ses_NEW", dir).send("First words");
+  // A tool result that comes back after a restart finds no held Run: rebuilt from history.
+  await continuationAfterRestart(settings, dir);
+}
+
+/** A tool step held by one provider whose result reaches a restarted one. */
+async function continuationAfterRestart(
+  settings: CursorProviderSettings,
+  dir: string,
+): Promise<void> {
+  const git = { git: () => createNodeGitRunner() };
+  const before = createCursorProvider(settings, git);
+  const first = chat(before, "ses_CONT", dir);
+  await first.send("Hello");
+  const asked: ModelMessage = { role: "user", content: "Edit\n::shell echo edited > notes.txt" };
+  const options = {
+    system: SYSTEM,
+    tools: { bash: declaredBash },
+    providerOptions: { cursor: { sessionId: "ses_CONT" } },
+  };
+  const step = streamText({
+    model: before("gpt-5"),
+    messages: [...first.messages, asked],
+    ...options,
+  });
+  await step.consumeStream();
+  const call = (await step.toolCalls)[0];
+  if (call === undefined) throw new Error("Cursor asked for no tool");
+  const after = createCursorProvider(settings, git);
+  await streamText({
+    model: after("gpt-5"),
+    messages: [...first.messages, asked, ...(await step.response).messages, {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: "text", value: "edited" },
+      }],
+    }],
+    ...options,
+  }).text;
 }
 
 /** A git whose status never answers within its limit. */
