@@ -1,7 +1,8 @@
 /**
  * Proves the packaging: the JSR side publishes cleanly (dry run, no slow types), and
- * the npm build packs, installs into a scratch project, imports on Node, and its types
- * resolve under `tsc --strict` with NodeNext resolution. Each proof counts as a test;
+ * the npm build packs, installs into a scratch project, imports on Node and Bun (a turn
+ * over each transport), and its types resolve under `tsc --strict` with NodeNext
+ * resolution. Each proof counts as a test;
  * the closing line is `N passed, N failed`.
  *
  * Usage: `deno run -A scripts/test-package.ts`
@@ -59,7 +60,18 @@ async function proveInstalledPackage(): Promise<void> {
       "@types/json-schema",
     ], scratch);
     if (!installed) return;
-    await prove("import on Node and run a chat turn", "node", ["smoke.mjs"], scratch);
+    await prove(
+      "import on Node and run a chat turn (SSE and HTTP/2)",
+      "node",
+      ["smoke.mjs"],
+      scratch,
+    );
+    await prove(
+      "import on Bun and run a chat turn (SSE and HTTP/2)",
+      "bun",
+      ["smoke.mjs"],
+      scratch,
+    );
     await prove(
       "npx ai-sdk-provider-cursor doctor --help (the package's executable)",
       "npx",
@@ -90,13 +102,16 @@ async function writeScratchProject(dir: string): Promise<void> {
       'if (typeof CursorError !== "function") throw new Error("CursorError missing from the package");',
       "const emulator = await startCursorEmulator();",
       "try {",
-      '  const cursor = createCursor({ apiKey: "crsr_package_smoke_key", apiBaseURL: emulator.url, allowLoopback: true, env: {} });',
-      '  const { stream } = await cursor("gpt-5").doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "::text package works" }] }] });',
-      '  let text = "";',
-      '  for await (const part of stream) if (part.type === "text-delta") text += part.delta;',
-      '  if (text !== "package works") throw new Error(`unexpected answer ${JSON.stringify(text)}`);',
-      '  if (emulator.violations().length > 0) throw new Error("protocol violations");',
-      '  console.log("chat turn through the installed package:", text);',
+      '  for (const transport of ["sse", "http2"]) {',
+      '    const agent = transport === "http2" ? { agentBaseURL: emulator.http2Url } : {};',
+      '    const cursor = createCursor({ apiKey: "crsr_package_smoke_key", apiBaseURL: emulator.url, allowLoopback: true, transport, ...agent, env: {} });',
+      '    const { stream } = await cursor("gpt-5").doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "::text package works" }] }] });',
+      '    let text = "";',
+      '    for await (const part of stream) if (part.type === "text-delta") text += part.delta;',
+      '    if (text !== "package works") throw new Error(`unexpected answer over ${transport} ${JSON.stringify(text)}`);',
+      '    if (emulator.violations().length > 0) throw new Error("protocol violations");',
+      "    console.log(`chat turn through the installed package over ${transport}:`, text);",
+      "  }",
       "} finally {",
       "  await emulator.close();",
       "}",
