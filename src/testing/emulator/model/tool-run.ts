@@ -15,6 +15,7 @@ import {
 import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
 import { type ToolCall, ToolCallSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
+import type { ConversationEntry } from "../conversation/conversations.ts";
 import { interactionAnswerProblem } from "./interaction-shape.ts";
 import type { ExecOutcome } from "../io/replies.ts";
 import type { ExecRecord } from "../observe/records.ts";
@@ -33,7 +34,14 @@ export interface ToolEnv {
   watchShell(execId: number, listener: (stream: "stdout" | "stderr", data: string) => void): void;
   /** Waits for an async ask-question answer delivered by a conversation action. */
   asyncAnswer(toolCallId: string): Promise<string>;
+  /** The conversation's remembered state (its mode changes on an approved switch). */
+  readonly conversation: ConversationEntry;
+  /** Remembers a plan the client accepted, under the `plan_uri` it answered with. */
+  acceptPlan(uri: string, plan: { readonly name: string; readonly plan: string }): void;
 }
+
+/** Tools Cursor offers no model in plan mode (it plans; it does not change files). */
+const PLAN_MODE_BLOCKED: ReadonlySet<string> = new Set(["write", "edit", "delete"]);
 
 /** The result of one tool call. */
 export interface ToolResult {
@@ -139,6 +147,9 @@ async function runSpec(
   toolCallId: string,
   onDelta: DeltaSink,
 ): Promise<OutcomeView> {
+  if (env.conversation.mode === "plan" && PLAN_MODE_BLOCKED.has(spec.kind)) {
+    return { ok: false, summary: `${spec.kind}: not available in plan mode` };
+  }
   switch (spec.kind) {
     case "shell": {
       const args = shellArgs(spec.command, env.workspace, toolCallId);
@@ -309,6 +320,9 @@ async function runQuery(
         case: "switchModeRequestQuery",
         value: { args: { targetModeId: spec.target, explanation: spec.explanation, toolCallId } },
       });
+      const switched = response.result.case === "switchModeRequestResponse" &&
+        response.result.value.result.case === "approved";
+      if (switched) env.conversation.mode = spec.target;
       return describeDecision(`mode \`${spec.target}\``, response);
     }
     case "plan": {
@@ -319,6 +333,12 @@ async function runQuery(
           toolCallId,
         },
       });
+      const outcome = response.result.case === "createPlanRequestResponse"
+        ? response.result.value.result
+        : undefined;
+      if (outcome?.result.case === "success") {
+        env.acceptPlan(outcome.planUri, { name: spec.name, plan: spec.plan });
+      }
       return describeDecision(`plan "${spec.name}"`, response);
     }
   }
