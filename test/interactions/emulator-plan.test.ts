@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { ConversationActionSchema } from "../../src/gen/agent/v1/conversation_action_pb.ts";
 import { AgentRunRequestSchema } from "../../src/gen/agent/v1/run_request_pb.ts";
 import { AgentMode } from "../../src/gen/agent/v1/common_pb.ts";
 import { encodeRunRequestMessage } from "../../src/protocol/run-request-bytes.ts";
@@ -14,9 +15,7 @@ function toolExecs(harness: Harness): string[] {
   );
 }
 
-type Action = NonNullable<
-  NonNullable<Parameters<typeof create<typeof AgentRunRequestSchema>>[1]>["action"]
->["action"];
+type Action = NonNullable<MessageInitShape<typeof ConversationActionSchema>["action"]>;
 
 function rawRequest(conversationId: string, action: Action, checkpoint?: Uint8Array): Uint8Array {
   const request = create(AgentRunRequestSchema, {

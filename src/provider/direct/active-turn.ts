@@ -26,11 +26,17 @@ import {
 } from "./run-stream.ts";
 import { type BridgedCall, bridgeExec } from "./tools/exec-to-tool-call.ts";
 import { execResultMessages } from "./tools/exec-results.ts";
-import type { HostTools } from "./tools/host-tools.ts";
+import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
+import type {
+  ApprovedPlan,
+  InteractionContext,
+  InteractionEffects,
+} from "./interactions/interaction-step.ts";
+import type { SessionRules } from "./interactions/session-rules.ts";
 import { parseProbe, type RawFile } from "./tools/raw-file.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
@@ -73,6 +79,17 @@ export class ActiveTurn {
   } | undefined;
   pumpPasses = 0;
   toolCalls = 0;
+  /** The host session's permission rules in the current call (interactions read them). */
+  sessionRules: SessionRules | undefined;
+  /** Cursor's mode after this turn's answers (`undefined`: unchanged). */
+  cursorMode: string | undefined;
+  /** A plan the person approved: built by a new Run once this one has ended. */
+  approvedPlan: ApprovedPlan | undefined;
+  /** Why this Run's further work is refused (a plan was declined, held or approved). */
+  #stopReason: string | undefined;
+  /** Text for the person, shown at the start of the next pass. */
+  readonly #notices: string[] = [];
+  #tools: HostTools | undefined;
   /** Replay barriers seen on this Run (a replay is safe only before the first). */
   readonly guard: ReplayGuard = new ReplayGuard();
   /** Replay barriers seen since the current pass began. */
@@ -115,8 +132,25 @@ export class ActiveTurn {
         this.#pending.set(id, pending);
         this.toolCalls++;
       },
+      apply: (effects) => this.#apply(effects),
       newId: this.#newId,
     });
+  }
+
+  #apply(effects: InteractionEffects): void {
+    if (effects.stopWork !== undefined) this.#stopReason ??= effects.stopWork;
+    if (effects.mode !== undefined) this.cursorMode = effects.mode;
+    if (effects.approvedPlan !== undefined) this.approvedPlan = effects.approvedPlan;
+    if (effects.notice !== undefined) this.#notices.push(effects.notice);
+  }
+
+  #interactionContext(tools: HostTools | undefined): InteractionContext {
+    const known = tools ?? this.#tools;
+    return {
+      tools: known ?? classifyHostTools([]),
+      workspaceRoot: this.#workspaceRoot,
+      rules: this.sessionRules,
+    };
   }
 
   /** Tool call ids the host still owes a result for. */
@@ -167,7 +201,7 @@ export class ActiveTurn {
       if (pending.kind === "display") continue;
       const text = toolResultText(result.output);
       if (pending.kind === "interaction") {
-        await this.#interactions.deliver(pending, text);
+        await this.#interactions.deliver(pending, text, this.#interactionContext(undefined));
         continue;
       }
       if (pending.kind === "probe") {
@@ -213,6 +247,15 @@ export class ActiveTurn {
     tools: HostTools,
   ): Promise<PumpOutcome> {
     let batchOpen = false;
+    this.#tools = tools;
+    for (const notice of this.#notices.splice(0)) {
+      for (const part of closeOpenParts(this.state)) emit(part);
+      const id = `cursor_notice_${this.#newId()}`;
+      emit({ type: "text-start", id });
+      emit({ type: "text-delta", id, delta: notice });
+      emit({ type: "text-end", id });
+    }
+    if (this.#stopReason !== undefined) await this.#interactions.dropQueued(this.#stopReason);
     if (this.#interactions.hasQueued) {
       for (const part of closeOpenParts(this.state)) emit(part);
       this.#interactions.flush(emit);
@@ -241,8 +284,12 @@ export class ActiveTurn {
         continue;
       }
       if (event.type === "interaction") {
+        if (this.#stopReason !== undefined) {
+          await this.#interactions.decline(event.query, this.#stopReason);
+          continue;
+        }
         for (const part of closeOpenParts(this.state)) emit(part);
-        const context = { tools, workspaceRoot: this.#workspaceRoot };
+        const context = this.#interactionContext(tools);
         batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
         continue;
       }
@@ -296,6 +343,10 @@ export class ActiveTurn {
     tools: HostTools,
     emit: (part: LanguageModelV3StreamPart) => void,
   ): Promise<boolean> {
+    if (this.#stopReason !== undefined) {
+      await this.run.refuseExec(exec, this.#stopReason);
+      return false;
+    }
     const decision = bridgeExec(exec, {
       tools,
       reads: this.#reads,
@@ -364,6 +415,7 @@ export class ActiveTurn {
       await this.#interactions.settle(
         pending,
         result === undefined ? undefined : toolResultText(result.output),
+        this.#interactionContext(undefined),
       );
     }
   }

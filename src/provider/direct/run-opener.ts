@@ -12,6 +12,9 @@ import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
 import { materializeRequestContext } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
+import { buildExecutePlanRequest } from "../../session/interactions.ts";
+import { AgentMode } from "../../gen/agent/v1/common_pb.ts";
+import { readCursorOptions } from "./model-options.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
@@ -29,6 +32,8 @@ export interface RunInputs {
   readonly options: LanguageModelV3CallOptions;
   readonly key: string | undefined;
   readonly converted: ReturnType<typeof convertPrompt>;
+  /** Build an approved plan (`execute_plan_action`) instead of sending a user message. */
+  readonly executePlan?: { readonly uri: string; readonly content: string };
 }
 
 /** A prepared Run. */
@@ -55,15 +60,27 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     conversation?.requestContext,
   );
   if (conversation) conversation.requestContext = requestContext;
-  const request = buildUserTurnRequest({
-    conversationId: plan.conversationId,
-    conversationGroupId: plan.groupId,
-    messageId: config.generateId(),
-    userText: plan.userText,
-    images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
-    requestContext: requestContext.message,
-    model: selection,
-  });
+  const request = input.executePlan === undefined
+    ? buildUserTurnRequest({
+      conversationId: plan.conversationId,
+      conversationGroupId: plan.groupId,
+      messageId: config.generateId(),
+      userText: plan.userText,
+      images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
+      requestContext: requestContext.message,
+      model: selection,
+      mode: agentMode(conversation?.cursorMode),
+    })
+    : buildExecutePlanRequest({
+      conversationId: plan.conversationId,
+      conversationGroupId: plan.groupId,
+      runId: config.generateId(),
+      requestContext: requestContext.message,
+      model: selection,
+      planFileUri: input.executePlan.uri,
+      planFileContent: input.executePlan.content,
+    });
+  const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
   const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
   const openTurn = async (): Promise<ActiveTurn> => {
     const requestId = config.generateId();
@@ -80,7 +97,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       throw new CursorError("canceled", "Request was canceled");
     }
     await run.start(requestBytes);
-    return new ActiveTurn({
+    const turn = new ActiveTurn({
       run,
       conversationId: plan.conversationId,
       modelId: selection.modelId,
@@ -90,6 +107,8 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       logger: config.logger,
       workspaceRoot: config.workspace.workspaceRoot,
     });
+    turn.sessionRules = sessionRules;
+    return turn;
   };
   if (config.logger.enabled) {
     await logOutbound(config, {
@@ -101,6 +120,22 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     });
   }
   return { openTurn, requestContext };
+}
+
+/** The wire mode of Cursor's unified mode id (agent unless the conversation plans or asks). */
+function agentMode(mode: string | undefined): AgentMode {
+  switch (mode) {
+    case "plan":
+    case "spec":
+      return AgentMode.PLAN;
+    case "ask":
+    case "chat":
+      return AgentMode.ASK;
+    case "debug":
+      return AgentMode.DEBUG;
+    default:
+      return AgentMode.AGENT;
+  }
 }
 
 async function logOutbound(
