@@ -64,6 +64,8 @@ export interface HarnessOptions {
   /** The browser "visits" the login page (default true). */
   readonly browser?: boolean;
   readonly env?: Record<string, string | undefined>;
+  /** Answers OpenCode's session lookup (`GET /session/{id}`). */
+  readonly sessions?: (id: string) => Promise<{ data?: unknown; error?: unknown }>;
 }
 
 /** Provider entry the tests expect to be registered. */
@@ -96,6 +98,9 @@ export async function pluginHarness(options: HarnessOptions = {}): Promise<Plugi
         return Promise.resolve({});
       },
     },
+    ...(options.sessions === undefined ? {} : {
+      session: { get: (request: { path: { id: string } }) => options.sessions!(request.path.id) },
+    }),
   };
   const deps: ClassicPluginDependencies = {
     env: {
