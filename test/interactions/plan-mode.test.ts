@@ -43,6 +43,8 @@ interface Host {
       person?: Person;
       rules?: (step: number) => Rules | undefined;
       refuseWrite?: (path: string) => string | undefined;
+      /** The host offers no write tool (OpenCode drops it under a session-wide edit deny). */
+      noWrite?: boolean;
       steps?: number;
     },
   ): Promise<{ text: string; messages: ModelMessage[] }>;
@@ -60,7 +62,7 @@ async function withHost(session: string, body: (host: Host) => Promise<void>): P
         asked,
         async turn(messages, options = {}) {
           const tools: Record<string, Tool> = {
-            write: writeTool([], options.refuseWrite),
+            ...(options.noWrite ? {} : { write: writeTool([], options.refuseWrite) }),
             question: questionTool(options.person ?? (() => ["Implement the plan"]), asked),
           };
           const result = streamText({
@@ -192,7 +194,12 @@ describe("the session's permission rules", () => {
       assert.match(text, /plan "P": error \(The plan could not be saved \(.*prevents you/);
       assert.deepEqual(asked, [], "no implementation question");
       assert.equal(existsSync(join(dir, "after.txt")), false);
+      assert.match(text, /write `after\.txt`: rejected \(The plan is held by the session's/);
       assert.deepEqual(ran(emulator), ["user_message_action:agent"]);
+      // With no edit tool offered at all, the person is still told why.
+      const bare = await turn("::plan Q: step", { rules: () => EDIT_DENY, noWrite: true });
+      assert.match(bare.text, /plan "Q": error \(The plan could not be saved \(no host tool/);
+      assert.match(bare.text, /Cursor's plan "Q" could not be saved .*This session denies file/);
     });
   });
 

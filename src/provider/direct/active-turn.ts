@@ -248,13 +248,7 @@ export class ActiveTurn {
   ): Promise<PumpOutcome> {
     let batchOpen = false;
     this.#tools = tools;
-    for (const notice of this.#notices.splice(0)) {
-      for (const part of closeOpenParts(this.state)) emit(part);
-      const id = `cursor_notice_${this.#newId()}`;
-      emit({ type: "text-start", id });
-      emit({ type: "text-delta", id, delta: notice });
-      emit({ type: "text-end", id });
-    }
+    this.#showNotices(emit);
     if (this.#stopReason !== undefined) await this.#interactions.dropQueued(this.#stopReason);
     if (this.#interactions.hasQueued) {
       for (const part of closeOpenParts(this.state)) emit(part);
@@ -291,6 +285,7 @@ export class ActiveTurn {
         for (const part of closeOpenParts(this.state)) emit(part);
         const context = this.#interactionContext(tools);
         batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
+        this.#showNotices(emit);
         continue;
       }
       if (event.type === "exec-abort") {
@@ -306,6 +301,17 @@ export class ActiveTurn {
       if (event.type === "checkpoint" && this.#mirrorTodos(event.todos, tools, emit)) {
         return "tool-calls";
       }
+    }
+  }
+
+  /** Shows the person what interaction answers had to tell them (as text of this pass). */
+  #showNotices(emit: (part: LanguageModelV3StreamPart) => void): void {
+    for (const notice of this.#notices.splice(0)) {
+      for (const part of closeOpenParts(this.state)) emit(part);
+      const id = `cursor_notice_${this.#newId()}`;
+      emit({ type: "text-start", id });
+      emit({ type: "text-delta", id, delta: notice });
+      emit({ type: "text-end", id });
     }
   }
 

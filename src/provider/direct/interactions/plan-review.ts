@@ -38,8 +38,14 @@ const DECLINED_WORK = "The user did not approve the plan; wait for the user's ne
 /** Why later work of a plan Run is refused once its plan is approved. */
 const APPROVED_WORK = "The plan was approved; it is implemented in the next turn";
 
+/** Why later work of a Run is refused once its plan is held by the session's rules. */
+const HELD_WORK =
+  "The plan is held by the session's permission rules; wait for the user's next message";
+
 /** Ends the turn in plan mode. */
 const KEEP_PLAN: InteractionEffects = { stopWork: DECLINED_WORK, mode: "plan" };
+/** Ends the turn in plan mode, the plan held by the rules. */
+const HOLD_PLAN: InteractionEffects = { stopWork: HELD_WORK, mode: "plan" };
 
 /**
  * The first step of a CreatePlan: blocked at once, or saving the plan.
@@ -76,7 +82,7 @@ export function createPlan(
     const block = ruleBlock(now.rules);
     if (block === "unreadable") {
       return fail(blockedReason(block, "This plan"), planUri, {
-        ...KEEP_PLAN,
+        ...HOLD_PLAN,
         notice: `Cursor's plan "${name}" is held: ${UNREADABLE_NOTICE}`,
       });
     }
@@ -85,7 +91,7 @@ export function createPlan(
         ? `could not be saved (${saveError(saved)})`
         : `is saved at ${path}`;
       return fail(`The plan ${where}. ${blockedReason(block, "Implementing it")}`, planUri, {
-        ...KEEP_PLAN,
+        ...HOLD_PLAN,
         notice: `Cursor's plan "${name}" ${where}. This session denies file edits, so it is ` +
           "not offered for implementation: change the session's edit rule first.",
       });
@@ -165,7 +171,7 @@ function review(
       const block = ruleBlock(now.rules);
       if (block !== undefined) {
         return fail(blockedReason(block, "Implementing this plan"), {
-          ...KEEP_PLAN,
+          ...HOLD_PLAN,
           notice: block === "unreadable"
             ? `Cursor's plan "${plan.name}" is held: ${UNREADABLE_NOTICE}`
             : `Cursor's plan "${plan.name}" is held: this session denies file edits. ` +
