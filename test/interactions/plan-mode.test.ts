@@ -227,7 +227,7 @@ describe("the session's permission rules", () => {
         rules: (step) => step === 0 ? undefined : EDIT_DENY,
       });
       assert.match(held.text, /Implementing it is held: this session denies file edits/);
-      assert.deepEqual(asked, []);
+      assert.equal(asked.length, 0);
       // A deny lifted while the save waited: the normal review is asked.
       const lifted = await turn("::plan Q: two", {
         rules: (step) => step === 0 ? PLAN_FILE_ALLOWED : { status: "readable", rules: [] },

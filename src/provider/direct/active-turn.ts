@@ -26,17 +26,12 @@ import {
 } from "./run-stream.ts";
 import { type BridgedCall, bridgeExec } from "./tools/exec-to-tool-call.ts";
 import { execResultMessages } from "./tools/exec-results.ts";
-import { classifyHostTools, type HostTools } from "./tools/host-tools.ts";
+import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
-import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
-import type {
-  ApprovedPlan,
-  InteractionContext,
-  InteractionEffects,
-} from "./interactions/interaction-step.ts";
-import type { SessionRules } from "./interactions/session-rules.ts";
+import type { PendingInteraction } from "./interactions/interaction-relay.ts";
+import { TurnInteractions } from "./interactions/turn-interactions.ts";
 import { parseProbe, type RawFile } from "./tools/raw-file.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
@@ -79,17 +74,6 @@ export class ActiveTurn {
   } | undefined;
   pumpPasses = 0;
   toolCalls = 0;
-  /** The host session's permission rules in the current call (interactions read them). */
-  sessionRules: SessionRules | undefined;
-  /** Cursor's mode after this turn's answers (`undefined`: unchanged). */
-  cursorMode: string | undefined;
-  /** A plan the person approved: built by a new Run once this one has ended. */
-  approvedPlan: ApprovedPlan | undefined;
-  /** Why this Run's further work is refused (a plan was declined, held or approved). */
-  #stopReason: string | undefined;
-  /** Text for the person, shown at the start of the next pass. */
-  readonly #notices: string[] = [];
-  #tools: HostTools | undefined;
   /** Replay barriers seen on this Run (a replay is safe only before the first). */
   readonly guard: ReplayGuard = new ReplayGuard();
   /** Replay barriers seen since the current pass began. */
@@ -105,7 +89,8 @@ export class ActiveTurn {
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
-  readonly #interactions: InteractionRelay;
+  /** Questions, mode switches and plans: their rules, effects and host calls. */
+  readonly interactions: TurnInteractions;
 
   constructor(options: {
     run: AgentRun;
@@ -126,31 +111,15 @@ export class ActiveTurn {
     this.#newId = options.newId;
     this.#logger = options.logger;
     this.#workspaceRoot = options.workspaceRoot;
-    this.#interactions = new InteractionRelay({
+    this.interactions = new TurnInteractions({
       send: (value) => this.run.send({ message: { case: "interactionResponse", value } }),
       hold: (id, pending) => {
         this.#pending.set(id, pending);
         this.toolCalls++;
       },
-      apply: (effects) => this.#apply(effects),
       newId: this.#newId,
-    });
-  }
-
-  #apply(effects: InteractionEffects): void {
-    if (effects.stopWork !== undefined) this.#stopReason ??= effects.stopWork;
-    if (effects.mode !== undefined) this.cursorMode = effects.mode;
-    if (effects.approvedPlan !== undefined) this.approvedPlan = effects.approvedPlan;
-    if (effects.notice !== undefined) this.#notices.push(effects.notice);
-  }
-
-  #interactionContext(tools: HostTools | undefined): InteractionContext {
-    const known = tools ?? this.#tools;
-    return {
-      tools: known ?? classifyHostTools([]),
       workspaceRoot: this.#workspaceRoot,
-      rules: this.sessionRules,
-    };
+    });
   }
 
   /** Tool call ids the host still owes a result for. */
@@ -201,7 +170,7 @@ export class ActiveTurn {
       if (pending.kind === "display") continue;
       const text = toolResultText(result.output);
       if (pending.kind === "interaction") {
-        await this.#interactions.deliver(pending, text, this.#interactionContext(undefined));
+        await this.interactions.deliver(pending, text);
         continue;
       }
       if (pending.kind === "probe") {
@@ -219,7 +188,7 @@ export class ActiveTurn {
       this.#pending.delete(id);
       if (pending.kind === "display") continue;
       if (pending.kind === "interaction") {
-        await this.#interactions.abandon(pending, "The host returned no answer");
+        await this.interactions.abandon(pending, "The host returned no answer");
         warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
         continue;
       }
@@ -247,14 +216,8 @@ export class ActiveTurn {
     tools: HostTools,
   ): Promise<PumpOutcome> {
     let batchOpen = false;
-    this.#tools = tools;
-    this.#showNotices(emit);
-    if (this.#stopReason !== undefined) await this.#interactions.dropQueued(this.#stopReason);
-    if (this.#interactions.hasQueued) {
-      for (const part of closeOpenParts(this.state)) emit(part);
-      this.#interactions.flush(emit);
-      return "tool-calls";
-    }
+    const closeOpen = () => closeOpenParts(this.state);
+    if (await this.interactions.beginPass(tools, emit, closeOpen)) return "tool-calls";
     for (const exec of this.#deferred.splice(0)) {
       batchOpen = (await this.#bridge(exec, tools, emit)) || batchOpen;
     }
@@ -278,14 +241,7 @@ export class ActiveTurn {
         continue;
       }
       if (event.type === "interaction") {
-        if (this.#stopReason !== undefined) {
-          await this.#interactions.decline(event.query, this.#stopReason);
-          continue;
-        }
-        for (const part of closeOpenParts(this.state)) emit(part);
-        const context = this.#interactionContext(tools);
-        batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
-        this.#showNotices(emit);
+        batchOpen = (await this.interactions.start(event.query, emit, closeOpen)) || batchOpen;
         continue;
       }
       if (event.type === "exec-abort") {
@@ -301,17 +257,6 @@ export class ActiveTurn {
       if (event.type === "checkpoint" && this.#mirrorTodos(event.todos, tools, emit)) {
         return "tool-calls";
       }
-    }
-  }
-
-  /** Shows the person what interaction answers had to tell them (as text of this pass). */
-  #showNotices(emit: (part: LanguageModelV3StreamPart) => void): void {
-    for (const notice of this.#notices.splice(0)) {
-      for (const part of closeOpenParts(this.state)) emit(part);
-      const id = `cursor_notice_${this.#newId()}`;
-      emit({ type: "text-start", id });
-      emit({ type: "text-delta", id, delta: notice });
-      emit({ type: "text-end", id });
     }
   }
 
@@ -349,8 +294,9 @@ export class ActiveTurn {
     tools: HostTools,
     emit: (part: LanguageModelV3StreamPart) => void,
   ): Promise<boolean> {
-    if (this.#stopReason !== undefined) {
-      await this.run.refuseExec(exec, this.#stopReason);
+    const stopped = this.interactions.stopReason;
+    if (stopped !== undefined) {
+      await this.run.refuseExec(exec, stopped);
       return false;
     }
     const decision = bridgeExec(exec, {
@@ -418,10 +364,9 @@ export class ActiveTurn {
       if (pending.kind !== "interaction") continue;
       this.#pending.delete(id);
       const result = recorded.get(id);
-      await this.#interactions.settle(
+      await this.interactions.settle(
         pending,
         result === undefined ? undefined : toolResultText(result.output),
-        this.#interactionContext(undefined),
       );
     }
   }

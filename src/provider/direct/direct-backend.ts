@@ -226,9 +226,10 @@ export class DirectBackend implements TurnBackend {
     if (results.length === 0 || conversation.held === undefined) {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
-        if (stale !== undefined) stale.sessionRules = input.sessionRules;
+        if (stale !== undefined) stale.interactions.sessionRules = input.sessionRules;
         await stale?.settleInteractions(options.prompt).catch(() => undefined);
-        if (stale?.cursorMode !== undefined) conversation.cursorMode = stale.cursorMode;
+        const mode = stale?.interactions.cursorMode;
+        if (mode !== undefined) conversation.cursorMode = mode;
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
         emitDiagnostic(config.logger, {
           kind: "held-run-released",
@@ -261,7 +262,7 @@ export class DirectBackend implements TurnBackend {
     const returned = new Set(results.map((result) => result.toolCallId));
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
     let delivered: string[];
-    turn.sessionRules = input.sessionRules;
+    turn.interactions.sessionRules = input.sessionRules;
     try {
       delivered = await turn.deliverResults(results);
     } catch (error) {

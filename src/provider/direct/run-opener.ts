@@ -107,7 +107,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       logger: config.logger,
       workspaceRoot: config.workspace.workspaceRoot,
     });
-    turn.sessionRules = sessionRules;
+    turn.interactions.sessionRules = sessionRules;
     return turn;
   };
   if (config.logger.enabled) {

@@ -85,6 +85,7 @@ export async function pluginHarness(options: HarnessOptions = {}): Promise<Plugi
   const opened: string[] = [];
   const { logger, lines } = createMemoryLogger();
   let storedAuth = options.storedAuth;
+  const sessions = options.sessions;
   const client: OpenCodeClientLike = {
     auth: {
       set(request) {
@@ -98,8 +99,8 @@ export async function pluginHarness(options: HarnessOptions = {}): Promise<Plugi
         return Promise.resolve({});
       },
     },
-    ...(options.sessions === undefined ? {} : {
-      session: { get: (request: { path: { id: string } }) => options.sessions!(request.path.id) },
+    ...(sessions === undefined ? {} : {
+      session: { get: (request: { path: { id: string } }) => sessions(request.path.id) },
     }),
   };
   const deps: ClassicPluginDependencies = {

@@ -30,15 +30,16 @@ export function planHandoff(
 ): (turn: ActiveTurn) => Promise<ActiveTurn | undefined> {
   return async (turn) => {
     const conversation = conversationOf();
-    if (conversation !== undefined && turn.cursorMode !== undefined) {
-      conversation.cursorMode = turn.cursorMode;
+    const { interactions } = turn;
+    if (conversation !== undefined && interactions.cursorMode !== undefined) {
+      conversation.cursorMode = interactions.cursorMode;
     }
-    const approved = turn.approvedPlan;
+    const approved = interactions.approvedPlan;
     const checkpoint = turn.state.latestCheckpoint;
     if (approved === undefined || conversation === undefined || checkpoint === undefined) {
       return undefined;
     }
-    turn.approvedPlan = undefined;
+    interactions.approvedPlan = undefined;
     // The plan Run is over: its checkpoint is where the build turn starts.
     conversation.checkpoint = checkpoint;
     conversation.checkpointUsed = turn.state.latestUsed ?? conversation.checkpointUsed;

@@ -21,7 +21,12 @@ import type { ExecOutcome } from "../io/replies.ts";
 import type { ExecRecord } from "../observe/records.ts";
 import type { RunIo } from "../io/run-io.ts";
 import { absolutePath, displayToolCall, findMcpTool, jsonArgs, shellArgs } from "./tool-display.ts";
-import { describeOutcome, describeShell, type OutcomeView } from "./tool-summary.ts";
+import {
+  describeDecision,
+  describeOutcome,
+  describeShell,
+  type OutcomeView,
+} from "./tool-summary.ts";
 
 /** What tools need from the Run. */
 export interface ToolEnv {
@@ -383,29 +388,4 @@ export function answerText(
     ...(answer.freeformText === "" ? [] : [answer.freeformText]),
   ]);
   return parts.length === 0 ? "(nothing)" : parts.map((part) => JSON.stringify(part)).join(", ");
-}
-
-function describeDecision(label: string, response: InteractionResponse): OutcomeView {
-  const result = response.result;
-  if (result.case === "switchModeRequestResponse") {
-    const decision = result.value.result;
-    return decision.case === "approved"
-      ? { ok: true, summary: `${label}: approved` }
-      : { ok: false, summary: `${label}: rejected (${decision.value?.reason ?? ""})` };
-  }
-  if (result.case === "createPlanRequestResponse") {
-    const outcome = result.value.result;
-    return outcome?.result.case === "success"
-      ? {
-        ok: true,
-        summary: `${label}: accepted${outcome.planUri ? ` at ${outcome.planUri}` : ""}`,
-      }
-      : {
-        ok: false,
-        summary: `${label}: ${outcome?.result.case ?? "no result"} (${
-          outcome?.result.value?.error ?? ""
-        })`,
-      };
-  }
-  return { ok: false, summary: `${label}: ${result.case ?? "no answer"}` };
 }
