@@ -2,7 +2,8 @@
  * Plan mode through the real `opencode serve`, against the emulator: a plan saved in the
  * project and approved in OpenCode's question UI is built in the same turn (the plan Run
  * ends, an `execute_plan_action` Run writes the file); a declined plan leaves Cursor in
- * plan mode for the next message; a session whose rules deny edits blocks the CreatePlan
+ * plan mode for the next message, and so does a dismissed one (declined when that message
+ * starts); a session whose rules deny edits blocks the CreatePlan
  * (OpenCode offers no edit tool to save it with) and the turn ends before the next queued
  * tool runs.
  */
@@ -122,6 +123,32 @@ describe("plan mode through opencode serve (real OpenCode 1.18.33)", () => {
     assert.equal(next.error, undefined, JSON.stringify(next.error));
     assert.match(next.text, /write: not available in plan mode/);
     assert.equal(existsSync(join(sandbox.project, "later.txt")), false);
+    assert.equal(emulator.runs().at(-1)?.mode, "plan");
+    assert.deepEqual(emulator.violations(), []);
+  });
+
+  it("keeps plan mode after a dismissed plan review", async () => {
+    const session = await newSession(server.client);
+    const turn = within(
+      prompt(server.client, session, "::plan Dismissed: maybe"),
+      60_000,
+      "dismissed plan turn",
+    ).catch(() => undefined);
+    const pending = await pendingQuestion(session);
+    const reject = await fetch(`${server.url}/question/${pending.id}/reject?${query()}`, {
+      method: "POST",
+      signal: AbortSignal.timeout(20_000),
+    });
+    assert.ok(reject.ok, `reject answered ${reject.status}`);
+    await turn;
+    // OpenCode makes no model call after a dismissal: the next message settles the review.
+    const next = await prompt(server.client, session, "::write dismissed.txt now");
+    const planRun = emulator.runs().findLast((run) =>
+      run.interactions.some((q) => q.queryCase === "createPlanRequestQuery")
+    );
+    assert.equal(planRun?.interactions[0]?.resultCase, "createPlanRequestResponse");
+    assert.match(next.text, /write: not available in plan mode/);
+    assert.equal(existsSync(join(sandbox.project, "dismissed.txt")), false);
     assert.equal(emulator.runs().at(-1)?.mode, "plan");
     assert.deepEqual(emulator.violations(), []);
   });

@@ -135,7 +135,7 @@ describe("a plan that is not approved keeps Cursor in plan mode", () => {
 
   it("keeps plan mode after a dismissed review, settled when the next message starts", async () => {
     await withHost("ses_pm3", async ({ dir, emulator, turn }) => {
-      // The host stops at the dismissal, as OpenCode does.
+      // The host stops at the dismissal and calls the model no more, as OpenCode does.
       const first = await turn("::plan Later: maybe", { person: () => "dismiss", steps: 2 });
       assert.equal(emulator.runs()[0]?.interactions[0]?.resultCase, undefined, "still waiting");
       await turn([

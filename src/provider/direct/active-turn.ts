@@ -346,29 +346,23 @@ export class ActiveTurn {
 
   /**
    * Answers the interactions still waiting on this Run before it is released for a new
-   * user turn: with the host's recorded result when the prompt's history has one (a
-   * dismissed question ends the host's turn before any result is sent back), else with
-   * an explicit decline.
+   * user turn: with the host's recorded result when the prompt's history has one, else
+   * with an explicit decline.
    *
    * @param prompt The new call's prompt.
    */
   async settleInteractions(prompt: LanguageModelV3Prompt): Promise<void> {
-    const recorded = new Map<string, LanguageModelV3ToolResultPart>();
-    for (const message of prompt) {
-      if (message.role !== "tool") continue;
-      for (const part of message.content) {
-        if (part.type === "tool-result") recorded.set(part.toolCallId, part);
-      }
-    }
+    await this.interactions.settleAll(this.#takeInteractions(), prompt);
+  }
+
+  #takeInteractions(): PendingInteraction[] {
+    const taken: PendingInteraction[] = [];
     for (const [id, pending] of this.#pending) {
       if (pending.kind !== "interaction") continue;
       this.#pending.delete(id);
-      const result = recorded.get(id);
-      await this.interactions.settle(
-        pending,
-        result === undefined ? undefined : toolResultText(result.output),
-      );
+      taken.push({ ...pending, toolCallId: id });
     }
+    return taken;
   }
 
   /** Closes the Run and refuses nothing more (the Run is gone). */

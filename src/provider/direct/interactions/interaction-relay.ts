@@ -24,6 +24,8 @@ import type {
 /** A host call standing for one step of an interaction. */
 export interface PendingInteraction {
   readonly kind: "interaction";
+  /** The host call's id, once it is taken off its turn. */
+  readonly toolCallId?: string;
   readonly query: InteractionQuery;
   readonly next: (result: ToolResultText, context: InteractionContext) => InteractionStep;
 }

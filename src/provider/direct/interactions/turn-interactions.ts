@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type {
   InteractionQuery,
   InteractionResponse,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import { classifyHostTools, type HostTools } from "../tools/host-tools.ts";
-import type { ToolResultText } from "../tools/tool-result-text.ts";
+import { type ToolResultText, toolResultText } from "../tools/tool-result-text.ts";
 import { InteractionRelay, type PendingInteraction } from "./interaction-relay.ts";
 import type { ApprovedPlan, InteractionContext, InteractionEffects } from "./interaction-step.ts";
 import type { SessionRules } from "./session-rules.ts";
@@ -104,6 +104,30 @@ export class TurnInteractions {
   /** Answers an interaction whose host turn ended (recorded result, else a decline). */
   async settle(pending: PendingInteraction, result: ToolResultText | undefined): Promise<void> {
     await this.#relay.settle(pending, result, this.#context());
+  }
+
+  /**
+   * Answers interactions taken off a Run that is released for a new user turn: with the
+   * host's recorded result when the prompt's history has one (a dismissed question ends
+   * the host's turn before any result is sent back), else with an explicit decline.
+   *
+   * @param taken The interactions, with their host call ids.
+   * @param prompt The new call's prompt.
+   */
+  async settleAll(
+    taken: readonly PendingInteraction[],
+    prompt: LanguageModelV3Prompt,
+  ): Promise<void> {
+    const recorded = new Map<string, ToolResultText>();
+    for (const message of prompt) {
+      if (message.role !== "tool") continue;
+      for (const part of message.content) {
+        if (part.type === "tool-result") recorded.set(part.toolCallId, toolResultText(part.output));
+      }
+    }
+    for (const pending of taken) {
+      await this.settle(pending, recorded.get(pending.toolCallId ?? ""));
+    }
   }
 
   /** Declines an interaction whose host call got no result. */
