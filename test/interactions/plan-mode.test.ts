@@ -47,7 +47,7 @@ interface Host {
       noWrite?: boolean;
       steps?: number;
     },
-  ): Promise<{ text: string; messages: ModelMessage[] }>;
+  ): Promise<{ text: string; messages: ModelMessage[]; outputTokens: number | undefined }>;
 }
 
 async function withHost(session: string, body: (host: Host) => Promise<void>): Promise<void> {
@@ -84,7 +84,12 @@ async function withHost(session: string, body: (host: Host) => Promise<void>): P
           });
           // Every step's text: the plan Run's and the build Run's answers.
           const text = (await result.steps).map((step) => step.text).join("\n");
-          return { text, messages: (await result.response).messages };
+          const usage = await result.totalUsage;
+          return {
+            text,
+            messages: (await result.response).messages,
+            outputTokens: usage.outputTokens,
+          };
         },
       });
     });
@@ -98,7 +103,9 @@ const ran = (emulator: CursorEmulator) => emulator.runs().map((run) => `${run.ac
 describe("an approved plan is built in the same host turn", () => {
   it("ends the plan Run, then builds the plan with execute_plan_action", async () => {
     await withHost("ses_pm1", async ({ dir, emulator, turn }) => {
-      const { text } = await turn("::plan Notes: ::write notes.txt built from the plan");
+      const { text, outputTokens } = await turn(
+        "::plan Notes: ::write notes.txt built from the plan",
+      );
       const saved = join(dir, ".opencode/plans/notes.md");
       assert.equal(readFileSync(saved, "utf8"), "::write notes.txt built from the plan");
       assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "built from the plan");
@@ -108,6 +115,9 @@ describe("an approved plan is built in the same host turn", () => {
       assert.ok((plan?.endedAt ?? Infinity) <= (build?.startedAt ?? 0));
       assert.match(text, /plan "Notes": accepted at .*notes\.md/);
       assert.match(text, /write `notes\.txt`/);
+      const billed = emulator.runs().reduce((sum, run) => sum + run.counters.output, 0);
+      assert.ok((plan?.counters.output ?? 0) > 0);
+      assert.equal(outputTokens, billed, "the host's usage covers the plan Run and the build Run");
       assert.deepEqual(emulator.violations(), []);
     });
   });

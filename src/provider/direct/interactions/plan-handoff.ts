@@ -2,8 +2,8 @@
  * The hand-off from an approved plan to its build turn: once the plan Run has ended
  * (its checkpoint kept as the conversation's), a new Run on that checkpoint builds the
  * plan with `execute_plan_action`, and the host's turn goes on with the build Run's
- * output. A turn that ended without an approved plan only leaves Cursor's mode on the
- * conversation for its next message.
+ * output, billed for both Runs. A turn that ended without an approved plan only leaves
+ * Cursor's mode on the conversation for its next message.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import type { ProviderConfig } from "../../provider-config.ts";
 import type { ActiveTurn } from "../active-turn.ts";
 import { prepareRun, type RunInputs } from "../run-opener.ts";
 import type { TurnPlan } from "../turn-plan.ts";
+import type { TurnCounters } from "../../../session/run-events.ts";
 
 /** What the build Run is opened with besides the conversation. */
 export type HandoffInputs = Omit<RunInputs, "plan" | "executePlan">;
@@ -33,6 +34,12 @@ export function planHandoff(
     const { interactions } = turn;
     if (conversation !== undefined && interactions.cursorMode !== undefined) {
       conversation.cursorMode = interactions.cursorMode;
+    }
+    const carried = interactions.planCounters;
+    if (carried !== undefined && turn.state.counters !== undefined) {
+      // The host's step covered both Runs: it is billed for both.
+      interactions.planCounters = undefined;
+      turn.state.counters = addCounters(carried, turn.state.counters);
     }
     const approved = interactions.approvedPlan;
     const checkpoint = turn.state.latestCheckpoint;
@@ -63,6 +70,19 @@ export function planHandoff(
     });
     const build = await openTurn();
     build.startFacts = turn.startFacts;
+    build.interactions.planCounters = turn.state.counters;
     return build;
+  };
+}
+
+/** Two Runs' counters as one (a counter is present when either had it). */
+function addCounters(a: TurnCounters, b: TurnCounters): TurnCounters {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    present: [...new Set([...a.present, ...b.present])],
   };
 }

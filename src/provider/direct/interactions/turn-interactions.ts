@@ -16,6 +16,7 @@ import { type ToolResultText, toolResultText } from "../tools/tool-result-text.t
 import { InteractionRelay, type PendingInteraction } from "./interaction-relay.ts";
 import type { ApprovedPlan, InteractionContext, InteractionEffects } from "./interaction-step.ts";
 import type { SessionRules } from "./session-rules.ts";
+import type { TurnCounters } from "../../../session/run-events.ts";
 
 /** What the interactions need from their turn. */
 export interface TurnInteractionsOptions {
@@ -36,6 +37,8 @@ export class TurnInteractions {
   cursorMode: string | undefined;
   /** A plan the person approved: built by a new Run once this one has ended. */
   approvedPlan: ApprovedPlan | undefined;
+  /** The counters of the plan Run this build Run continues (added to its own at its end). */
+  planCounters: TurnCounters | undefined;
   #stopReason: string | undefined;
   readonly #notices: string[] = [];
   #tools: HostTools | undefined;
