@@ -156,7 +156,7 @@ function switchMode(
       return respond(id, {
         case: "switchModeRequestResponse",
         value: { result: { case: "approved", value: {} } },
-      }, { mode: target });
+      }, { mode: target.toLowerCase() });
     }
     return rejectSwitch(
       id,
