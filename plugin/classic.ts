@@ -3,8 +3,9 @@
  * it against a fake OpenCode and the emulator: `auth` (browser login, API key, and a
  * loader that renews tokens and writes renewed ones back), `config` (registers the
  * `cursor` provider when the config lacks it and fills its models from the catalogue),
- * `chat.params` (rejects stale or malformed variant selections) and `tool` (the
- * `cursor_image_save` and `custom_websearch` plugin tools, see `cursor-tools.ts`).
+ * `chat.params` (rejects stale or malformed variant selections, and hands the session's
+ * permission rules to the provider as `sessionRules`) and `tool` (the `cursor_image_save` and
+ * `custom_websearch` plugin tools, see `cursor-tools.ts`).
  *
  * @module
  */
@@ -32,6 +33,7 @@ import type {
 import { explainCatalog } from "./troubleshooting.ts";
 import { cursorPluginTools } from "./cursor-tools.ts";
 import type { ImageStaging } from "../src/provider/direct/tools/image-save.ts";
+import { agentReadsRules, readSessionRules } from "./session-rules.ts";
 import {
   CURSOR_PROVIDER_ID,
   type PluginSettings,
@@ -78,6 +80,7 @@ export type ClassicPlugin = (
 export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlugin {
   return (input, pluginOptions) => {
     let settings: PluginSettings = resolvePluginSettings({ pluginOptions, env: deps.env });
+    const pluginClient = input.client;
     const catalog = createCatalogRuntime(deps);
     const sources = new Map<string, TokenSource>();
     const redactor = createCredentialRedactor();
@@ -188,11 +191,26 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           log("warn", error.message);
           return Promise.reject(error);
         }
-        return Promise.resolve();
+        return withSessionRules(pluginClient, input, output);
       },
     };
     return Promise.resolve(hooks);
   };
+}
+
+/** Hands the session's permission rules to the provider (plans and mode switches read them). */
+async function withSessionRules(
+  client: PluginInputLike["client"],
+  input: ChatParamsInputLike,
+  output: ChatParamsOutputLike,
+): Promise<void> {
+  if (input.sessionID === undefined || !agentReadsRules(input.agent)) return;
+  // Called on the session client itself, so the SDK method keeps its `this`.
+  const session = client.session;
+  output.options.sessionRules = await readSessionRules(
+    session === undefined ? undefined : { get: (request) => session.get(request) },
+    input.sessionID,
+  );
 }
 
 function selectedVariant(message: unknown): string | undefined {

@@ -44,6 +44,14 @@ export interface OpenCodeClientLike {
   readonly auth?: { set(options: SaveLoginRequest): Promise<unknown> };
   /** Writes to OpenCode's log (used for catalogue and sign-in messages). */
   readonly app?: { log(options: LogRequest): Promise<unknown> };
+  /** Looks sessions up (used to read a session's permission rules). */
+  readonly session?: SessionClientLike;
+}
+
+/** The session lookup of OpenCode's client (`GET /session/{id}`). */
+export interface SessionClientLike {
+  /** Resolves with the session as `data`, or the failure as `error`. */
+  get(options: { path: { id: string } }): Promise<{ data?: unknown; error?: unknown }>;
 }
 
 /** What OpenCode 1.x passes a classic plugin. */
@@ -147,6 +155,10 @@ export interface ChatParamsInputLike {
   readonly provider?: { readonly info?: { readonly id?: string } };
   /** The user message (its `model.variant` is the selected variant). */
   readonly message: unknown;
+  /** The OpenCode session. */
+  readonly sessionID?: string;
+  /** The agent making the call (`build`, `plan`, `compaction`, …). */
+  readonly agent?: string;
 }
 
 /** The `chat.params` hook's output. */

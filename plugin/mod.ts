@@ -47,6 +47,7 @@ export type {
   PluginInputLike,
   ProviderBlockLike,
   SaveLoginRequest,
+  SessionClientLike,
 } from "./host-types.ts";
 export type { PluginToolLike, ToolContextLike, ToolOutputLike } from "./cursor-tools.ts";
 

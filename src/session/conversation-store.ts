@@ -33,6 +33,8 @@ export interface Conversation<Held> {
    * provider's.
    */
   interruptedText?: string | undefined;
+  /** Cursor's mode for the next user message (`plan` after a declined plan; unset: agent). */
+  cursorMode?: string | undefined;
   /** The request context sent last, with the key of its inputs (reused while they are unchanged). */
   requestContext: (MaterializedRequestContext & { readonly key: string }) | undefined;
   /** Host tools advertised to Cursor so far (new ones are appended, none removed). */
@@ -126,6 +128,7 @@ export function createConversationStore<Held>(
         key,
         conversationId,
         groupId: groupId ?? existing?.groupId ?? conversationId,
+        cursorMode: existing?.cursorMode,
         checkpoint: undefined,
         checkpointUsed: undefined,
         checkpointCategories: undefined,

@@ -3,7 +3,8 @@
  * decides them through the host's own question UI) and the explicit decline for the rest
  * (web tools are declined so the model uses the host's, environment set-up is
  * acknowledged). Every query gets exactly one answer with its id; an unknown query case
- * gets `undefined` (the caller reports it).
+ * gets `undefined` (the caller reports it). An approved plan is built by a new Run whose
+ * action is `execute_plan_action`.
  *
  * @module
  */
@@ -13,6 +14,8 @@ import {
   type InteractionResponse,
   InteractionResponseSchema,
 } from "../gen/agent/v1/interaction_query_pb.ts";
+import { type AgentRunRequest, AgentRunRequestSchema } from "../gen/agent/v1/run_request_pb.ts";
+import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
 
 type ResponseInit = MessageInitShape<typeof InteractionResponseSchema>["result"];
 
@@ -109,4 +112,65 @@ function declineFor(query: InteractionQuery, reason: string): ResponseInit | und
     default:
       return undefined;
   }
+}
+
+/** What the build turn of an approved plan is built from. */
+export interface ExecutePlanInputs {
+  readonly conversationId: string;
+  readonly conversationGroupId: string;
+  readonly runId: string;
+  readonly requestContext: RequestContext;
+  readonly model: {
+    readonly modelId: string;
+    readonly maxMode: boolean;
+    readonly parameters: readonly { readonly id: string; readonly value: string }[];
+  };
+  /** The `plan_uri` the CreatePlan was answered with. */
+  readonly planFileUri: string;
+  /** The plan's text. */
+  readonly planFileContent: string;
+}
+
+/**
+ * Builds the run request of an approved plan's build turn: `execute_plan_action` with the
+ * plan's uri and text (the checkpoint is spliced in at encoding).
+ *
+ * @param inputs Conversation identity, request context, model and the plan.
+ * @returns The request, without `conversation_state`.
+ *
+ * @example
+ * ```ts
+ * import { buildExecutePlanRequest } from "./interactions.ts";
+ * import { buildRequestContext } from "./request-context.ts";
+ *
+ * const request = buildExecutePlanRequest({
+ *   conversationId: "c", conversationGroupId: "c", runId: "r",
+ *   requestContext: buildRequestContext({ workspace: { workspaceRoot: "/", osVersion: "x", shell: "sh", timeZone: "UTC" }, systemPrompt: "" }),
+ *   model: { modelId: "composer-2", maxMode: false, parameters: [] },
+ *   planFileUri: "/ws/.opencode/plans/p.md", planFileContent: "1. Do it",
+ * });
+ * console.assert(request.action?.action.case === "executePlanAction");
+ * ```
+ */
+export function buildExecutePlanRequest(inputs: ExecutePlanInputs): AgentRunRequest {
+  return create(AgentRunRequestSchema, {
+    action: {
+      action: {
+        case: "executePlanAction",
+        value: {
+          requestContext: inputs.requestContext,
+          planFileUri: inputs.planFileUri,
+          planFileContent: inputs.planFileContent,
+        },
+      },
+    },
+    conversationId: inputs.conversationId,
+    conversationGroupId: inputs.conversationGroupId,
+    requestedModel: {
+      modelId: inputs.model.modelId,
+      maxMode: inputs.model.maxMode,
+      parameters: inputs.model.parameters.map((p) => ({ id: p.id, value: p.value })),
+    },
+    runId: inputs.runId,
+  });
 }

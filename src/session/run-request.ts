@@ -29,6 +29,8 @@ export interface RunRequestInputs {
     readonly maxMode: boolean;
     readonly parameters: readonly { readonly id: string; readonly value: string }[];
   };
+  /** Cursor's mode for the message (default agent; plan after a declined plan). */
+  readonly mode?: AgentMode;
 }
 
 /**
@@ -59,7 +61,7 @@ export function buildUserTurnRequest(inputs: RunRequestInputs): AgentRunRequest 
           userMessage: {
             text: inputs.userText,
             messageId: inputs.messageId,
-            mode: AgentMode.AGENT,
+            mode: inputs.mode ?? AgentMode.AGENT,
             ...(inputs.images.length === 0 ? {} : {
               selectedContext: {
                 selectedImages: inputs.images.map((image) => ({

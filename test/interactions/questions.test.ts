@@ -1,65 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
-import { jsonSchema, stepCountIs, streamText, type Tool, tool } from "ai";
+import { join } from "node:path";
+import { stepCountIs, streamText, type Tool } from "ai";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { type AskedQuestion, questionTool, writeTool } from "./host-tools.ts";
 
 const session = (id: string) => ({ providerOptions: { cursor: { sessionId: id } } });
-
-interface AskedQuestion {
-  question: string;
-  header: string;
-  options: { label: string; description: string }[];
-  multiple?: boolean;
-}
-
-/** What the simulated person does with each question. */
-type Person = (question: AskedQuestion) => string[] | "dismiss";
-
-/** A question tool with OpenCode 1.18's schema, output text and dismissal error. */
-function questionTool(person: Person, seen: AskedQuestion[] = []): Tool {
-  return tool({
-    description: "Ask the user questions",
-    inputSchema: jsonSchema<{ questions: AskedQuestion[] }>({
-      type: "object",
-      properties: { questions: { type: "array" } },
-      required: ["questions"],
-    }),
-    execute: ({ questions }) => {
-      seen.push(...questions);
-      const answers = questions.map((q) => person(q));
-      if (answers.includes("dismiss")) throw new Error("The user dismissed this question");
-      const pairs = questions.map((q, i) => {
-        const answer = answers[i] as string[];
-        return `"${q.question}"="${answer.length ? answer.join(", ") : "Unanswered"}"`;
-      });
-      return `User has answered your questions: ${
-        pairs.join(", ")
-      }. You can now continue with the user's answers in mind.`;
-    },
-  });
-}
-
-/** A write tool that really writes (OpenCode's schema). */
-function writeTool(written: string[] = []): Tool {
-  return tool({
-    description: "Write a file",
-    inputSchema: jsonSchema<{ filePath: string; content: string }>({
-      type: "object",
-      properties: { filePath: { type: "string" }, content: { type: "string" } },
-      required: ["filePath", "content"],
-    }),
-    execute: ({ filePath, content }) => {
-      mkdirSync(dirname(filePath), { recursive: true });
-      writeFileSync(filePath, content);
-      written.push(filePath);
-      return "Wrote file successfully.";
-    },
-  });
-}
 
 async function turn(
   prompt: string,

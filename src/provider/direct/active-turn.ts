@@ -31,7 +31,8 @@ import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
-import { InteractionRelay, type PendingInteraction } from "./interactions/interaction-relay.ts";
+import type { PendingInteraction } from "./interactions/interaction-relay.ts";
+import { TurnInteractions } from "./interactions/turn-interactions.ts";
 import { parseProbe, type RawFile } from "./tools/raw-file.ts";
 import type { ImageStaging } from "./tools/image-save.ts";
 
@@ -92,7 +93,8 @@ export class ActiveTurn {
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
-  readonly #interactions: InteractionRelay;
+  /** Questions, mode switches and plans: their rules, effects and host calls. */
+  readonly interactions: TurnInteractions;
   readonly #images: ImageStaging | undefined;
 
   constructor(options: {
@@ -117,13 +119,15 @@ export class ActiveTurn {
     this.#newId = options.newId;
     this.#logger = options.logger;
     this.#workspaceRoot = options.workspaceRoot;
-    this.#interactions = new InteractionRelay({
+    this.interactions = new TurnInteractions({
       send: (value) => this.run.send({ message: { case: "interactionResponse", value } }),
       hold: (id, pending) => {
         this.#pending.set(id, pending);
         this.toolCalls++;
       },
       newId: this.#newId,
+      workspaceRoot: this.#workspaceRoot,
+      images: options.images,
     });
   }
 
@@ -175,7 +179,7 @@ export class ActiveTurn {
       if (pending.kind === "display") continue;
       const text = toolResultText(result.output);
       if (pending.kind === "interaction") {
-        await this.#interactions.deliver(pending, text);
+        await this.interactions.deliver(pending, text);
         continue;
       }
       if (pending.kind === "probe") {
@@ -193,7 +197,7 @@ export class ActiveTurn {
       this.#pending.delete(id);
       if (pending.kind === "display") continue;
       if (pending.kind === "interaction") {
-        await this.#interactions.abandon(pending, "The host returned no answer");
+        await this.interactions.abandon(pending, "The host returned no answer");
         warnings.push(`The host returned no result for tool call ${id}; Cursor was told`);
         continue;
       }
@@ -221,11 +225,8 @@ export class ActiveTurn {
     tools: HostTools,
   ): Promise<PumpOutcome> {
     let batchOpen = false;
-    if (this.#interactions.hasQueued) {
-      for (const part of closeOpenParts(this.state)) emit(part);
-      this.#interactions.flush(emit);
-      return "tool-calls";
-    }
+    const closeOpen = () => closeOpenParts(this.state);
+    if (await this.interactions.beginPass(tools, emit, closeOpen)) return "tool-calls";
     for (const exec of this.#deferred.splice(0)) {
       batchOpen = (await this.#bridge(exec, tools, emit)) || batchOpen;
     }
@@ -249,9 +250,7 @@ export class ActiveTurn {
         continue;
       }
       if (event.type === "interaction") {
-        for (const part of closeOpenParts(this.state)) emit(part);
-        const context = { tools, workspaceRoot: this.#workspaceRoot, images: this.#images };
-        batchOpen = (await this.#interactions.start(event.query, context, emit)) || batchOpen;
+        batchOpen = (await this.interactions.start(event.query, emit, closeOpen)) || batchOpen;
         continue;
       }
       if (event.type === "exec-abort") {
@@ -308,6 +307,11 @@ export class ActiveTurn {
     tools: HostTools,
     emit: (part: LanguageModelV3StreamPart) => void,
   ): Promise<boolean> {
+    const stopped = this.interactions.stopReason;
+    if (stopped !== undefined) {
+      await this.run.refuseExec(exec, stopped);
+      return false;
+    }
     const decision = bridgeExec(exec, {
       tools,
       reads: this.#reads,
@@ -362,29 +366,23 @@ export class ActiveTurn {
 
   /**
    * Answers the interactions still waiting on this Run before it is released for a new
-   * user turn: with the host's recorded result when the prompt's history has one (a
-   * dismissed question ends the host's turn before any result is sent back), else with
-   * an explicit decline.
+   * user turn: with the host's recorded result when the prompt's history has one, else
+   * with an explicit decline.
    *
    * @param prompt The new call's prompt.
    */
   async settleInteractions(prompt: LanguageModelV3Prompt): Promise<void> {
-    const recorded = new Map<string, LanguageModelV3ToolResultPart>();
-    for (const message of prompt) {
-      if (message.role !== "tool") continue;
-      for (const part of message.content) {
-        if (part.type === "tool-result") recorded.set(part.toolCallId, part);
-      }
-    }
+    await this.interactions.settleAll(this.#takeInteractions(), prompt);
+  }
+
+  #takeInteractions(): PendingInteraction[] {
+    const taken: PendingInteraction[] = [];
     for (const [id, pending] of this.#pending) {
       if (pending.kind !== "interaction") continue;
       this.#pending.delete(id);
-      const result = recorded.get(id);
-      await this.#interactions.settle(
-        pending,
-        result === undefined ? undefined : toolResultText(result.output),
-      );
+      taken.push({ ...pending, toolCallId: id });
     }
+    return taken;
   }
 
   /** Closes the Run and refuses nothing more (the Run is gone). */

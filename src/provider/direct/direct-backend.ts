@@ -36,6 +36,8 @@ import { rebuildHook } from "./recovery-rebuild.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { prepareRun, type RunInputs } from "./run-opener.ts";
+import { planHandoff } from "./interactions/plan-handoff.ts";
+import type { SessionRules } from "./interactions/session-rules.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
@@ -134,7 +136,15 @@ export class DirectBackend implements TurnBackend {
     if (compacted) await persistConversation(config, compacted);
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(
-      { key, results, tools, options, selection, converted },
+      {
+        key,
+        results,
+        tools,
+        options,
+        selection,
+        converted,
+        sessionRules: cursorOptions.sessionRules,
+      },
       warnings,
     );
     if (resumed !== undefined && "stream" in resumed) return resumed;
@@ -199,7 +209,10 @@ export class DirectBackend implements TurnBackend {
 
   /** Resumes a held Run when the prompt ends with results for its tool calls. */
   async #resumeHeld(
-    input: Omit<RunInputs, "plan"> & { readonly results: LanguageModelV3ToolResultPart[] },
+    input: Omit<RunInputs, "plan"> & {
+      readonly results: LanguageModelV3ToolResultPart[];
+      readonly sessionRules: SessionRules | undefined;
+    },
     warnings: SharedV3Warning[],
   ): Promise<StartedTurn | { readonly reseed: string } | undefined> {
     const { key, results, tools, options } = input;
@@ -213,7 +226,10 @@ export class DirectBackend implements TurnBackend {
     if (results.length === 0 || conversation.held === undefined) {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
+        if (stale !== undefined) stale.interactions.sessionRules = input.sessionRules;
         await stale?.settleInteractions(options.prompt).catch(() => undefined);
+        const mode = stale?.interactions.cursorMode;
+        if (mode !== undefined) conversation.cursorMode = mode;
         conversation.heldReleaseReason = "superseded-by-new-user-turn";
         emitDiagnostic(config.logger, {
           kind: "held-run-released",
@@ -246,6 +262,7 @@ export class DirectBackend implements TurnBackend {
     const returned = new Set(results.map((result) => result.toolCallId));
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
     let delivered: string[];
+    turn.interactions.sessionRules = input.sessionRules;
     try {
       delivered = await turn.deliverResults(results);
     } catch (error) {
@@ -271,6 +288,7 @@ export class DirectBackend implements TurnBackend {
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
       recover: rebuildHook(config, { ...input, conversation, resultsComplete }),
+      handoff: planHandoff(config, input, () => conversation),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -313,6 +331,7 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
+      handoff: planHandoff(config, input, () => conversation),
       recover: replayFreshRun({
         config,
         conversationId: plan.conversationId,

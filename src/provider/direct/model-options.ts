@@ -5,6 +5,7 @@
  */
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
+import { parseSessionRules, type SessionRules } from "./interactions/session-rules.ts";
 
 /** A Cursor model parameter (`effort=high`, `thinking=true`, `context=1m`, …). */
 export interface CursorParameter {
@@ -24,6 +25,8 @@ export interface CursorCallOptions {
   readonly sessionId?: string;
   /** The usage shape of this call's finishes (default: the provider's `usage` setting). */
   readonly usage?: "occupancy" | "request";
+  /** The host session's permission rules (the classic OpenCode plugin reads them). */
+  readonly sessionRules?: SessionRules;
 }
 
 /** The model selection as it goes on the wire. */
@@ -84,6 +87,7 @@ export function readCursorOptions(
     }
     out.usage = raw.usage;
   }
+  if (raw.sessionRules !== undefined) out.sessionRules = parseSessionRules(raw.sessionRules);
   return out;
 }
 

@@ -15,6 +15,9 @@ import { AgentRun } from "../../session/agent-run.ts";
 import { materializeRequestContext, requestContextKey } from "../../session/request-context.ts";
 import { buildUserTurnRequest } from "../../session/run-request.ts";
 import { noteRun, planBlobPush } from "../../session/blob-push.ts";
+import { buildExecutePlanRequest } from "../../session/interactions.ts";
+import { AgentMode } from "../../gen/agent/v1/common_pb.ts";
+import { readCursorOptions } from "./model-options.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
@@ -32,6 +35,8 @@ export interface RunInputs {
   readonly options: LanguageModelV3CallOptions;
   readonly key: string | undefined;
   readonly converted: ReturnType<typeof convertPrompt>;
+  /** Build an approved plan (`execute_plan_action`) instead of sending a user message. */
+  readonly executePlan?: { readonly uri: string; readonly content: string };
 }
 
 /** A prepared Run. */
@@ -61,15 +66,26 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     : await config.workspaceGit.facts(config.logger);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
   if (conversation) conversation.requestContext = requestContext;
-  const request = buildUserTurnRequest({
-    conversationId: plan.conversationId,
-    conversationGroupId: plan.groupId,
-    messageId: config.generateId(),
-    userText: plan.userText,
-    images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
-    requestContext: requestContext.message,
-    model: selection,
-  });
+  const request = input.executePlan === undefined
+    ? buildUserTurnRequest({
+      conversationId: plan.conversationId,
+      conversationGroupId: plan.groupId,
+      messageId: config.generateId(),
+      userText: plan.userText,
+      images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
+      requestContext: requestContext.message,
+      model: selection,
+      mode: agentMode(conversation?.cursorMode),
+    })
+    : buildExecutePlanRequest({
+      conversationId: plan.conversationId,
+      conversationGroupId: plan.groupId,
+      runId: config.generateId(),
+      requestContext: requestContext.message,
+      model: selection,
+      planFileUri: input.executePlan.uri,
+      planFileContent: input.executePlan.content,
+    });
   const pushed = conversation !== undefined && plan.continuity === "warm"
     ? planBlobPush(conversation.serverBlobs, plan.checkpoint, config.blobs)
     : [];
@@ -80,6 +96,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       `kv: pre_fetched_blobs count=${pushed.length} bytes=${bytes} server=${conversation?.serverBlobs.belief}`,
     );
   }
+  const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
   const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
   const openTurn = async (): Promise<ActiveTurn> => {
     const requestId = config.generateId();
@@ -110,6 +127,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     });
     // The ledger prices the variant the Run asked for (a Fast variant at its Fast rates).
     config.billing.variantOf.set(turn, selection.parameters);
+    turn.interactions.sessionRules = sessionRules;
     return turn;
   };
   if (config.logger.enabled) {
@@ -122,6 +140,22 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     });
   }
   return { openTurn, requestContext };
+}
+
+/** The wire mode of Cursor's unified mode id (agent unless the conversation plans or asks). */
+function agentMode(mode: string | undefined): AgentMode {
+  switch (mode) {
+    case "plan":
+    case "spec":
+      return AgentMode.PLAN;
+    case "ask":
+    case "chat":
+      return AgentMode.ASK;
+    case "debug":
+      return AgentMode.DEBUG;
+    default:
+      return AgentMode.AGENT;
+  }
 }
 
 async function logOutbound(

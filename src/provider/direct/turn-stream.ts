@@ -38,6 +38,11 @@ export interface TurnStreamContext extends PassContext {
     /** Whether this pass showed the host any text or reasoning. */
     readonly shown: boolean;
   }) => Promise<ActiveTurn | undefined>;
+  /**
+   * Called when the Run has ended: returns the turn to go on with (the build Run of a plan
+   * approved in it), or `undefined` to finish.
+   */
+  readonly handoff?: (turn: ActiveTurn) => Promise<ActiveTurn | undefined>;
 }
 
 /**
@@ -81,11 +86,21 @@ export async function openTurnStream(
         emit(part);
       };
       let outcome: "tool-calls" | "turn-ended" | undefined;
+      let recover = context.recover;
       for (let attempt = 0; outcome === undefined; attempt++) {
         try {
           outcome = await turn.pump((part) => forward(part), context.tools);
+          const build = outcome === "turn-ended" ? await context.handoff?.(turn) : undefined;
+          if (build !== undefined) {
+            // The plan Run has ended; its build Run goes on in this pass (never replayed as it).
+            build.beginPass();
+            build.state.partCounter = turn.state.partCounter;
+            turn = build;
+            recover = undefined;
+            outcome = undefined;
+          }
         } catch (error) {
-          const replay = await context.recover?.({
+          const replay = await recover?.({
             error,
             turn,
             attempt,

@@ -64,6 +64,8 @@ export interface HarnessOptions {
   /** The browser "visits" the login page (default true). */
   readonly browser?: boolean;
   readonly env?: Record<string, string | undefined>;
+  /** Answers OpenCode's session lookup (`GET /session/{id}`). */
+  readonly sessions?: (id: string) => Promise<{ data?: unknown; error?: unknown }>;
 }
 
 /** Provider entry the tests expect to be registered. */
@@ -83,6 +85,7 @@ export async function pluginHarness(options: HarnessOptions = {}): Promise<Plugi
   const opened: string[] = [];
   const { logger, lines } = createMemoryLogger();
   let storedAuth = options.storedAuth;
+  const sessions = options.sessions;
   const client: OpenCodeClientLike = {
     auth: {
       set(request) {
@@ -96,6 +99,9 @@ export async function pluginHarness(options: HarnessOptions = {}): Promise<Plugi
         return Promise.resolve({});
       },
     },
+    ...(sessions === undefined ? {} : {
+      session: { get: (request: { path: { id: string } }) => sessions(request.path.id) },
+    }),
   };
   const deps: ClassicPluginDependencies = {
     env: {

@@ -8,48 +8,27 @@
  *
  * @module
  */
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import type { JSONObject } from "@ai-sdk/provider";
+import { create } from "@bufbuild/protobuf";
 import {
   type AskQuestionArgs,
-  type CreatePlanArgs,
   type InteractionQuery,
-  type InteractionResponse,
   InteractionResponseSchema,
   type SwitchModeArgs,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import { declineInteraction } from "../../../session/interactions.ts";
-import type { HostTools } from "../tools/host-tools.ts";
-import type { ImageStaging } from "../tools/image-save.ts";
-import { propertyName } from "../tools/host-tools.ts";
-import type { ToolResultText } from "../tools/tool-result-text.ts";
-import { type HostQuestion, questionInput, questionTool, readAnswers } from "./question-tool.ts";
-import { planPath } from "./plan-file.ts";
+import { type HostQuestion, questionTool, readAnswers } from "./question-tool.ts";
+import { ruleBlock, type SessionRules } from "./session-rules.ts";
+import { createPlan } from "./plan-review.ts";
+import {
+  ask,
+  blockedReason,
+  type InteractionContext,
+  type InteractionStep,
+  respond,
+} from "./interaction-step.ts";
 
 /** Said to Cursor when the host has no way to ask the person. */
 const NO_QUESTION_TOOL = "The host offers no question tool in this session";
-
-/** What to do next for a pending interaction: answer Cursor, or run one more host tool. */
-export type InteractionStep =
-  | { readonly type: "respond"; readonly response: InteractionResponse }
-  | {
-    readonly type: "call";
-    readonly toolName: string;
-    readonly input: JSONObject;
-    /** Turns the tool's result into the next step. */
-    readonly next: (result: ToolResultText) => InteractionStep;
-  };
-
-type ResultInit = NonNullable<MessageInitShape<typeof InteractionResponseSchema>["result"]>;
-
-/** What the bridge knows besides the query. */
-export interface InteractionContext {
-  readonly tools: HostTools;
-  /** The workspace root (plans are saved below it). */
-  readonly workspaceRoot: string;
-  /** Where generated images wait for the host's save tool (see `../tools/image-save.ts`). */
-  readonly images?: ImageStaging | undefined;
-}
 
 /**
  * The first step for one interaction query.
@@ -81,7 +60,7 @@ export function bridgeInteraction(
     case "askQuestionInteractionQuery":
       return askQuestion(query.id, tool.name, q.value.args);
     case "switchModeRequestQuery":
-      return switchMode(query.id, tool.name, q.value.args);
+      return switchMode(query.id, tool.name, q.value.args, context);
     case "createPlanRequestQuery":
       return createPlan(query.id, tool.name, q.value.args, context);
     default:
@@ -93,18 +72,6 @@ function decline(query: InteractionQuery, reason: string): InteractionStep {
   const response = declineInteraction(query, reason) ??
     create(InteractionResponseSchema, { id: query.id });
   return { type: "respond", response };
-}
-
-function respond(id: number, result: ResultInit): InteractionStep {
-  return { type: "respond", response: create(InteractionResponseSchema, { id, result }) };
-}
-
-function ask(
-  toolName: string,
-  questions: readonly HostQuestion[],
-  next: (result: ToolResultText) => InteractionStep,
-): InteractionStep {
-  return { type: "call", toolName, input: questionInput(questions), next };
 }
 
 function askQuestion(
@@ -146,12 +113,29 @@ function askQuestion(
 const YES = "Yes";
 const NO = "No";
 
+/** Modes that do not implement anything (every other target does). */
+const NON_IMPLEMENTING: ReadonlySet<string> = new Set(["plan", "spec", "ask", "chat"]);
+
+function rejectSwitch(id: number, reason: string): InteractionStep {
+  return respond(id, {
+    case: "switchModeRequestResponse",
+    value: { result: { case: "rejected", value: { reason } } },
+  });
+}
+
 function switchMode(
   id: number,
   toolName: string,
   args: SwitchModeArgs | undefined,
+  context: InteractionContext,
 ): InteractionStep {
   const target = args?.targetModeId || "another";
+  const implementing = !NON_IMPLEMENTING.has(target.toLowerCase());
+  const blocked = (rules: SessionRules | undefined) => implementing ? ruleBlock(rules) : undefined;
+  const block = blocked(context.rules);
+  if (block !== undefined) {
+    return rejectSwitch(id, blockedReason(block, `Switching to ${target} mode`));
+  }
   const why = args?.explanation ? `\n\n${args.explanation}` : "";
   const question: HostQuestion = {
     question: `Cursor asks to switch to ${target} mode.${why}`,
@@ -161,102 +145,22 @@ function switchMode(
       { label: NO, description: "Stay in the current mode" },
     ],
   };
-  return ask(toolName, [question], (result) => {
+  return ask(toolName, [question], (result, now) => {
     const answer = result.isError ? undefined : readAnswers([question], result.text)[0];
     if (answer?.labels[0] === YES) {
+      // The rules may have changed while the question waited.
+      const late = blocked(now.rules);
+      if (late !== undefined) {
+        return rejectSwitch(id, blockedReason(late, `Switching to ${target} mode`));
+      }
       return respond(id, {
         case: "switchModeRequestResponse",
         value: { result: { case: "approved", value: {} } },
-      });
+      }, { mode: target.toLowerCase() });
     }
-    const reason = answer?.freeform ||
-      (result.isError ? result.text : "The user declined the mode switch");
-    return respond(id, {
-      case: "switchModeRequestResponse",
-      value: { result: { case: "rejected", value: { reason } } },
-    });
+    return rejectSwitch(
+      id,
+      answer?.freeform || (result.isError ? result.text : "The user declined the mode switch"),
+    );
   });
-}
-
-/** Option labels of the plan review. */
-const IMPLEMENT = "Implement the plan";
-/** Option label that keeps planning. */
-const KEEP_PLANNING = "Keep planning";
-/** Told to Cursor when the person declines or dismisses the plan review. */
-const PLAN_DECLINED =
-  "The user did not approve the plan. Stay in plan mode and wait for the user's next message";
-
-function createPlan(
-  id: number,
-  toolName: string,
-  args: CreatePlanArgs | undefined,
-  context: InteractionContext,
-): InteractionStep {
-  const plan = args?.plan ?? "";
-  const name = args?.name || "plan";
-  const review = (planUri: string, saveNote: string): InteractionStep => {
-    const question: HostQuestion = {
-      question: `${plan}\n\n${saveNote}Implement this plan?`,
-      header: name,
-      options: [
-        { label: IMPLEMENT, description: "Approve the plan and start building" },
-        { label: KEEP_PLANNING, description: "Stay in plan mode" },
-      ],
-    };
-    return ask(toolName, [question], (result) => {
-      const reply = (outcome: ResultInit & { case: "createPlanRequestResponse" }) =>
-        respond(id, outcome);
-      const failed = (error: string) =>
-        reply({
-          case: "createPlanRequestResponse",
-          value: { result: { result: { case: "error", value: { error } }, planUri } },
-        });
-      if (result.isError) return failed(PLAN_DECLINED);
-      const answer = readAnswers([question], result.text)[0];
-      if (answer?.labels[0] === IMPLEMENT) {
-        return reply({
-          case: "createPlanRequestResponse",
-          value: { result: { result: { case: "success", value: {} }, planUri } },
-        });
-      }
-      if (answer?.freeform) {
-        return failed(`The user asked for changes to the plan: ${answer.freeform}`);
-      }
-      return failed(PLAN_DECLINED);
-    });
-  };
-  const { write, patch } = context.tools.byRole;
-  const path = planPath(context.workspaceRoot, name);
-  if (write !== undefined) {
-    const input: JSONObject = {
-      [propertyName(write, ["filePath", "path", "file_path"])]: path,
-      [propertyName(write, ["content", "contents"])]: plan,
-    };
-    return {
-      type: "call",
-      toolName: write.name,
-      input,
-      next: (saved) => review(saved.isError ? "" : path, savedNote(path, saved)),
-    };
-  }
-  if (patch !== undefined) {
-    const body = plan.split("\n").map((line) => `+${line}`).join("\n");
-    const input: JSONObject = {
-      [propertyName(patch, ["patchText", "patch", "input"])]:
-        `*** Begin Patch\n*** Add File: ${path}\n${body}\n*** End Patch`,
-    };
-    return {
-      type: "call",
-      toolName: patch.name,
-      input,
-      next: (saved) => review(saved.isError ? "" : path, savedNote(path, saved)),
-    };
-  }
-  return review("", "(No host tool could save this plan.)\n\n");
-}
-
-function savedNote(path: string, saved: ToolResultText): string {
-  return saved.isError
-    ? `(The plan could not be saved: ${saved.text})\n\n`
-    : `(Saved to ${path}.)\n\n`;
 }

@@ -2,7 +2,8 @@
  * Drives interaction steps on a held Run: emits the host tool call a step asks for, and
  * when its result comes back either answers Cursor or queues the next call (a plan is
  * saved first, then reviewed). A call the host never answered is declined explicitly so
- * the Run never waits for it.
+ * the Run never waits for it. What an answer changes beyond the Run (stop the Run's work,
+ * Cursor's mode, a plan to build, a notice) goes to the turn.
  *
  * @module
  */
@@ -13,18 +14,21 @@ import type {
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import { declineInteraction } from "../../../session/interactions.ts";
 import type { ToolResultText } from "../tools/tool-result-text.ts";
-import {
-  bridgeInteraction,
-  type InteractionContext,
-  type InteractionStep,
-} from "./interaction-bridge.ts";
+import { bridgeInteraction } from "./interaction-bridge.ts";
 import { bridgeSurfaceQuery } from "../tools/surface-queries.ts";
+import type {
+  InteractionContext,
+  InteractionEffects,
+  InteractionStep,
+} from "./interaction-step.ts";
 
 /** A host call standing for one step of an interaction. */
 export interface PendingInteraction {
   readonly kind: "interaction";
+  /** The host call's id, once it is taken off its turn. */
+  readonly toolCallId?: string;
   readonly query: InteractionQuery;
-  readonly next: (result: ToolResultText) => InteractionStep;
+  readonly next: (result: ToolResultText, context: InteractionContext) => InteractionStep;
 }
 
 /** What the relay needs from its turn. */
@@ -33,9 +37,14 @@ export interface RelayTarget {
   readonly send: (response: InteractionResponse) => Promise<void>;
   /** Files a pending call under its tool call id. */
   readonly hold: (toolCallId: string, pending: PendingInteraction) => void;
+  /** Takes what an answer changes beyond the Run. */
+  readonly apply: (effects: InteractionEffects) => void;
   /** A fresh id. */
   readonly newId: () => string;
 }
+
+/** A CreatePlan never answered by the person keeps Cursor in plan mode. */
+const UNANSWERED_PLAN: InteractionEffects = { mode: "plan" };
 
 /** Steps waiting to be emitted at the start of the next pass. */
 export class InteractionRelay {
@@ -65,7 +74,12 @@ export class InteractionRelay {
     emit: (part: LanguageModelV3StreamPart) => void,
   ): Promise<boolean> {
     const step = bridgeSurfaceQuery(query, context) ?? bridgeInteraction(query, context);
-    return await this.#take(query, step, emit);
+    if (step.type === "respond") {
+      await this.#respond(step);
+      return false;
+    }
+    this.#emit(query, step, emit);
+    return true;
   }
 
   /**
@@ -79,10 +93,19 @@ export class InteractionRelay {
     return queued.length > 0;
   }
 
+  /** Declines the queued follow-up calls instead of emitting them (the turn's work stopped). */
+  async dropQueued(reason: string): Promise<void> {
+    for (const { query } of this.#queued.splice(0)) await this.decline(query, reason);
+  }
+
   /** Takes a host result for a pending step: answers Cursor or queues the next call. */
-  async deliver(pending: PendingInteraction, result: ToolResultText): Promise<void> {
-    const step = pending.next(result);
-    if (step.type === "respond") await this.#target.send(step.response);
+  async deliver(
+    pending: PendingInteraction,
+    result: ToolResultText,
+    context: InteractionContext,
+  ): Promise<void> {
+    const step = pending.next(result, context);
+    if (step.type === "respond") await this.#respond(step);
     else this.#queued.push({ query: pending.query, step });
   }
 
@@ -90,29 +113,31 @@ export class InteractionRelay {
    * Answers an interaction whose host turn ended: with the recorded result when it settles
    * the query in one step, else with an explicit decline.
    */
-  async settle(pending: PendingInteraction, result: ToolResultText | undefined): Promise<void> {
-    const step = result === undefined ? undefined : pending.next(result);
-    if (step?.type === "respond") return await this.#target.send(step.response);
+  async settle(
+    pending: PendingInteraction,
+    result: ToolResultText | undefined,
+    context: InteractionContext,
+  ): Promise<void> {
+    const step = result === undefined ? undefined : pending.next(result, context);
+    if (step?.type === "respond") return await this.#respond(step);
     await this.abandon(pending, "The user sent a new message instead of answering");
   }
 
   /** Declines an interaction whose host call got no result. */
   async abandon(pending: PendingInteraction, reason: string): Promise<void> {
-    const response = declineInteraction(pending.query, reason);
-    if (response !== undefined) await this.#target.send(response);
+    await this.decline(pending.query, reason);
   }
 
-  async #take(
-    query: InteractionQuery,
-    step: InteractionStep,
-    emit: (part: LanguageModelV3StreamPart) => void,
-  ): Promise<boolean> {
-    if (step.type === "respond") {
-      await this.#target.send(step.response);
-      return false;
-    }
-    this.#emit(query, step, emit);
-    return true;
+  /** Declines a query explicitly (a CreatePlan declined keeps Cursor in plan mode). */
+  async decline(query: InteractionQuery, reason: string): Promise<void> {
+    const response = declineInteraction(query, reason);
+    if (response !== undefined) await this.#target.send(response);
+    if (query.query.case === "createPlanRequestQuery") this.#target.apply(UNANSWERED_PLAN);
+  }
+
+  async #respond(step: Extract<InteractionStep, { type: "respond" }>): Promise<void> {
+    await this.#target.send(step.response);
+    if (step.effects !== undefined) this.#target.apply(step.effects);
   }
 
   #emit(

@@ -14,7 +14,7 @@ import {
   type InteractionQuery,
   InteractionResponseSchema,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
-import type { InteractionStep } from "../interactions/interaction-bridge.ts";
+import type { InteractionStep } from "../interactions/interaction-step.ts";
 import { type HostTools, propertyName } from "./host-tools.ts";
 import { canSaveImages, IMAGE_SAVE_TOOL, type ImageStaging } from "./image-save.ts";
 import type { ToolResultText } from "./tool-result-text.ts";

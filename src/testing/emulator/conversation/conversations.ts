@@ -1,7 +1,8 @@
 /**
  * What the emulator remembers per conversation between Runs — and nothing else
- * survives a Run: the prompt of its last model call (the emulated prompt cache) and the
- * hashes of the checkpoints it issued (to recognise altered ones). Bounded: least
+ * survives a Run: the prompt of its last model call (the emulated prompt cache), the
+ * hashes of the checkpoints it issued (to recognise altered ones), Cursor's mode and the
+ * plans the client accepted (an `execute_plan_action` must name one). Bounded: least
  * recently used conversations are forgotten past the limit, and each conversation keeps
  * at most {@link MAX_ISSUED_PER_CONVERSATION} checkpoint hashes.
  *
@@ -20,7 +21,14 @@ export interface ConversationEntry {
   runs: number;
   /** How often each limited `::fault` directive fired (`times=N`), by its key. */
   readonly faultFirings: Map<string, number>;
+  /** Cursor's mode (`agent`, `plan`, …): the user message's, or an approved switch. */
+  mode: string;
+  /** Plans the client accepted (CreatePlan `success`), by `plan_uri`: name and text. */
+  readonly acceptedPlans: Map<string, { readonly name: string; readonly plan: string }>;
 }
+
+/** Accepted plans kept per conversation. */
+export const MAX_PLANS_PER_CONVERSATION = 16;
 
 /** Checkpoint hashes kept per conversation. */
 export const MAX_ISSUED_PER_CONVERSATION = 64;
@@ -54,6 +62,8 @@ export class Conversations {
       issued: new Map(),
       runs: 0,
       faultFirings: new Map(),
+      mode: "agent",
+      acceptedPlans: new Map(),
     };
     this.#entries.set(id, entry);
     while (this.#entries.size > this.#limit) {
@@ -73,6 +83,22 @@ export class Conversations {
       const oldest = entry.issued.keys().next().value;
       if (oldest === undefined) break;
       entry.issued.delete(oldest);
+    }
+  }
+
+  /** Records a plan the client accepted (the oldest are forgotten past the limit). */
+  acceptPlan(
+    id: string,
+    uri: string,
+    plan: { readonly name: string; readonly plan: string },
+  ): void {
+    const entry = this.ensure(id);
+    entry.acceptedPlans.delete(uri);
+    entry.acceptedPlans.set(uri, plan);
+    while (entry.acceptedPlans.size > MAX_PLANS_PER_CONVERSATION) {
+      const oldest = entry.acceptedPlans.keys().next().value;
+      if (oldest === undefined) break;
+      entry.acceptedPlans.delete(oldest);
     }
   }
 

@@ -19,12 +19,18 @@ import {
   ToolCallSchema,
 } from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
+import type { ConversationEntry } from "../conversation/conversations.ts";
 import { interactionAnswerProblem } from "./interaction-shape.ts";
 import type { ExecOutcome } from "../io/replies.ts";
 import type { ExecRecord } from "../observe/records.ts";
 import type { RunIo } from "../io/run-io.ts";
 import { absolutePath, displayToolCall, findMcpTool, jsonArgs, shellArgs } from "./tool-display.ts";
-import { describeOutcome, describeShell, type OutcomeView } from "./tool-summary.ts";
+import {
+  describeDecision,
+  describeOutcome,
+  describeShell,
+  type OutcomeView,
+} from "./tool-summary.ts";
 import { runImage, runSubagent, runWebSearch } from "./surface-tools.ts";
 
 /** What tools need from the Run. */
@@ -38,7 +44,14 @@ export interface ToolEnv {
   watchShell(execId: number, listener: (stream: "stdout" | "stderr", data: string) => void): void;
   /** Waits for an async ask-question answer delivered by a conversation action. */
   asyncAnswer(toolCallId: string): Promise<string>;
+  /** The conversation's remembered state (its mode changes on an approved switch). */
+  readonly conversation: ConversationEntry;
+  /** Remembers a plan the client accepted, under the `plan_uri` it answered with. */
+  acceptPlan(uri: string, plan: { readonly name: string; readonly plan: string }): void;
 }
+
+/** Tools Cursor offers no model in plan mode (it plans; it does not change files). */
+const PLAN_MODE_BLOCKED: ReadonlySet<string> = new Set(["write", "edit", "delete"]);
 
 /** The result of one tool call. */
 export interface ToolResult {
@@ -146,6 +159,9 @@ async function runSpec(
   toolCallId: string,
   onDelta: DeltaSink,
 ): Promise<OutcomeView> {
+  if (env.conversation.mode === "plan" && PLAN_MODE_BLOCKED.has(spec.kind)) {
+    return { ok: false, summary: `${spec.kind}: not available in plan mode` };
+  }
   switch (spec.kind) {
     case "shell": {
       const args = shellArgs(spec.command, env.workspace, toolCallId);
@@ -317,6 +333,9 @@ async function runQuery(
         case: "switchModeRequestQuery",
         value: { args: { targetModeId: spec.target, explanation: spec.explanation, toolCallId } },
       });
+      const switched = response.result.case === "switchModeRequestResponse" &&
+        response.result.value.result.case === "approved";
+      if (switched) env.conversation.mode = spec.target;
       return describeDecision(`mode \`${spec.target}\``, response);
     }
     case "plan": {
@@ -327,6 +346,12 @@ async function runQuery(
           toolCallId,
         },
       });
+      const outcome = response.result.case === "createPlanRequestResponse"
+        ? response.result.value.result
+        : undefined;
+      if (outcome?.result.case === "success") {
+        env.acceptPlan(outcome.planUri, { name: spec.name, plan: spec.plan });
+      }
       return describeDecision(`plan "${spec.name}"`, response);
     }
   }
@@ -371,29 +396,4 @@ export function answerText(
     ...(answer.freeformText === "" ? [] : [answer.freeformText]),
   ]);
   return parts.length === 0 ? "(nothing)" : parts.map((part) => JSON.stringify(part)).join(", ");
-}
-
-function describeDecision(label: string, response: InteractionResponse): OutcomeView {
-  const result = response.result;
-  if (result.case === "switchModeRequestResponse") {
-    const decision = result.value.result;
-    return decision.case === "approved"
-      ? { ok: true, summary: `${label}: approved` }
-      : { ok: false, summary: `${label}: rejected (${decision.value?.reason ?? ""})` };
-  }
-  if (result.case === "createPlanRequestResponse") {
-    const outcome = result.value.result;
-    return outcome?.result.case === "success"
-      ? {
-        ok: true,
-        summary: `${label}: accepted${outcome.planUri ? ` at ${outcome.planUri}` : ""}`,
-      }
-      : {
-        ok: false,
-        summary: `${label}: ${outcome?.result.case ?? "no result"} (${
-          outcome?.result.value?.error ?? ""
-        })`,
-      };
-  }
-  return { ok: false, summary: `${label}: ${result.case ?? "no answer"}` };
 }

@@ -23,6 +23,7 @@ import {
   ReadToolResultSchema,
 } from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
+import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { ExecOutcome } from "../io/replies.ts";
 
 /** What the model makes of a tool's outcome. */
@@ -306,4 +307,36 @@ function grepFiles(result: GrepUnionResult): string[] {
     default:
       return [];
   }
+}
+
+/**
+ * What the model makes of a mode switch or plan answer.
+ *
+ * @param label How the model names the call.
+ * @param response The client's answer.
+ * @returns The outcome.
+ */
+export function describeDecision(label: string, response: InteractionResponse): OutcomeView {
+  const result = response.result;
+  if (result.case === "switchModeRequestResponse") {
+    const decision = result.value.result;
+    return decision.case === "approved"
+      ? { ok: true, summary: `${label}: approved` }
+      : { ok: false, summary: `${label}: rejected (${decision.value?.reason ?? ""})` };
+  }
+  if (result.case === "createPlanRequestResponse") {
+    const outcome = result.value.result;
+    return outcome?.result.case === "success"
+      ? {
+        ok: true,
+        summary: `${label}: accepted${outcome.planUri ? ` at ${outcome.planUri}` : ""}`,
+      }
+      : {
+        ok: false,
+        summary: `${label}: ${outcome?.result.case ?? "no result"} (${
+          outcome?.result.value?.error ?? ""
+        })`,
+      };
+  }
+  return { ok: false, summary: `${label}: ${result.case ?? "no answer"}` };
 }

@@ -211,6 +211,8 @@ export interface RunRecord {
   checkpointSupplied: boolean;
   /** The action case (`user_message_action`, `resume_action`, …). */
   action: string;
+  /** Cursor's mode when the Run ended (`agent`, `plan`, …; an approved switch changes it). */
+  mode: string;
   /** The requested model id. */
   modelId: string;
   /** Max mode was requested or implied by a 1M context. */
@@ -285,6 +287,7 @@ export function newRunRecord(
     /** A non-empty `conversation_state` came with the run request. */
     checkpointSupplied: false,
     action: "",
+    mode: "",
     /** The requested model id. */
     modelId: "",
     /** Max mode was requested or implied by a 1M context. */

@@ -27,6 +27,7 @@ export const RULE_NAMES = [
   "unknown-reply-id",
   "reply-case-mismatch",
   "interaction-answer-invalid",
+  "execute-plan-unknown",
   "stream-close-before-result",
   "stream-close-missing",
   "append-seqno-gap",
@@ -138,6 +139,11 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
     "interaction-answer-invalid",
     "An interaction answer of the right case is malformed (no result, an unasked question or option, several options to a single choice)",
     "invalid_argument",
+  ),
+  "execute-plan-unknown": rule(
+    "execute-plan-unknown",
+    "An execute_plan_action names no plan this conversation accepted (its plan_file_uri)",
+    "failed_precondition",
   ),
   "stream-close-before-result": rule(
     "stream-close-before-result",

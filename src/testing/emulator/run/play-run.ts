@@ -53,6 +53,7 @@ import {
   type RunDeps,
   snakeCase,
 } from "./run-inputs.ts";
+import { executePlanMessage, modeId } from "./plan-action.ts";
 
 /**
  * Plays a Run from its `run_request` to its end.
@@ -84,7 +85,7 @@ export async function playRun(
   }
   if (
     action?.case !== "userMessageAction" && action?.case !== "resumeAction" &&
-    action?.case !== "startPlanAction"
+    action?.case !== "startPlanAction" && action?.case !== "executePlanAction"
   ) {
     throw new RunFailure({
       code: "unimplemented",
@@ -113,11 +114,14 @@ export async function playRun(
     requestId: io.record.requestId,
     state: rawState === undefined || rawState.length === 0 ? undefined : decodeState(rawState),
   };
+  const conversation = deps.conversations.ensure(conversationId);
   await playTurn(
     input,
     action.case === "resumeAction" ? { kind: "resume" } : {
       kind: "message",
-      userMessage: action.value.userMessage,
+      userMessage: action.case === "executePlanAction"
+        ? executePlanMessage(io, conversation, action.value)
+        : action.value.userMessage,
     },
   );
 }
@@ -187,12 +191,14 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   }
   if (!(kind.kind === "resume" && finalLast)) await runScenario(input, state);
   await finishTurn(state);
+  io.record.mode = conversation.mode;
   conversation.runs++;
 }
 
 async function newTurn(input: TurnInput, message: UserMessage | undefined): Promise<TurnEntry> {
   const userMessage = create(UserMessageSchema, message ?? {});
   if (userMessage.mode === AgentMode.UNSPECIFIED) userMessage.mode = AgentMode.AGENT;
+  input.deps.conversations.ensure(input.conversationId).mode = modeId(userMessage.mode);
   const userMessageId = await input.blobs.put(toBinary(UserMessageSchema, userMessage));
   const turn: TurnEntry = {
     userMessageId,
@@ -226,6 +232,8 @@ function turnState(
     conversationId: input.conversationId,
     watchShell: deps.watchShell,
     asyncAnswer: deps.asyncAnswer,
+    conversation: deps.conversations.ensure(input.conversationId),
+    acceptPlan: (uri, plan) => deps.conversations.acceptPlan(input.conversationId, uri, plan),
   };
   return {
     io: deps.io,
