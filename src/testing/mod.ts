@@ -13,7 +13,8 @@
  * ::ask <q> | a | b           ::mode <target> [why]     ::plan <name>: <plan>
  * ::parallel … ::end          ::text <text>             ::think <text>
  * ::emit <size>               ::deltas <count>          ::sleep <duration>
- * ::fault <kind> [key=value…]
+ * ::fault <kind> [key=value…] ::image <path> <description>
+ * ::websearch <query>         ::subagent-shown <type> <prompt> [| <path>…]
  * ```
  *
  * The fake `cursor-agent` reads the same language (one parser, one table in

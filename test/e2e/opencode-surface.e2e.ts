@@ -4,7 +4,8 @@
  * OpenCode's own task tool, whose child session sees the exact quoted paths; an image
  * reaches an image model and is refused with a clear error for a text-only one (listed
  * in the config as taking images, so OpenCode sends it); a generated image is saved
- * by the classic plugin's `cursor_image_save` tool.
+ * by the classic plugin's `cursor_image_save` tool; a failed command's status reaches both
+ * OpenCode's row and Cursor.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -155,6 +156,21 @@ describe("Task attachments and images through opencode serve (real OpenCode 1.18
     assert.match(answer.text, new RegExp(`image \`assets/cat.png\`: saved ${saved.length} bytes`));
     const run = emulator.runs().at(-1);
     assert.deepEqual(run?.interactions.map((q) => q.resultCase), ["generateImageRequestResponse"]);
+    assert.deepEqual(emulator.violations(), []);
+  });
+
+  it("a failed command's real status reaches OpenCode's row and Cursor, its output unchanged", async () => {
+    const session = await newSession(server.client);
+    const answer = await prompt(server.client, session, "::shell printf '  a b  \\n'; exit 3");
+    assert.equal(answer.error, undefined, JSON.stringify(answer.error));
+    const bash = (await sessionParts(server.client, session)).find((part): part is ToolPart =>
+      part.type === "tool" && part.tool === "bash"
+    );
+    assert.equal(bash?.state.status, "completed", JSON.stringify(bash?.state));
+    const metadata = bash?.state.status === "completed" ? bash.state.metadata : undefined;
+    assert.equal(metadata?.exit, 3, "OpenCode records the command's own status");
+    // One space after the colon, then the two leading spaces the command printed.
+    assert.match(answer.text, /exited 3: {3}a b$/);
     assert.deepEqual(emulator.violations(), []);
   });
 });

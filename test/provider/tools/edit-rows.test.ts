@@ -100,4 +100,45 @@ describe("edit rows", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("an edit that fails after the authorized read ends with Cursor's own error, no host write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-edit-rows-"));
+    try {
+      const path = join(dir, "a.txt");
+      writeFileSync(path, "alpha\n");
+      await withEmulator({}, async (emulator) => {
+        const calls: string[] = [];
+        const host = hostTools(dir);
+        const text = await streamText({
+          model: emulatorProvider(emulator)("gpt-5"),
+          prompt: `::edit ${path} missing => x`,
+          tools: {
+            read: tool({
+              ...host.read,
+              execute: (input, options) => {
+                calls.push("read");
+                return host.read.execute?.(input, options) ?? "";
+              },
+            }),
+            edit: tool({
+              description: "Edit a file",
+              inputSchema: jsonSchema<{ filePath: string }>(schema("filePath")),
+              execute: () => {
+                calls.push("edit");
+                return "edited";
+              },
+            }),
+          },
+          stopWhen: stepCountIs(6),
+          providerOptions: { cursor: { sessionId: "ses_missing" } },
+        }).text;
+        assert.deepEqual(calls, ["read"], "the read ran through the host; nothing was written");
+        assert.match(text, /edit `.*a\.txt` failed: the old text is not in the file/);
+        assert.equal(readFileSync(path, "utf8"), "alpha\n");
+        assert.deepEqual(emulator.violations(), []);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -5,19 +5,14 @@
  *
  * @module
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { ExecClientMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
 import type { ExecKind } from "./exec-to-tool-call.ts";
 import { parseWrappedOutput } from "./shell-wrapper.ts";
-import { shellResult } from "./shell-results.ts";
+import { type ExecResultInit, shellResult } from "./shell-results.ts";
 import { rawReadContent } from "./read-output.ts";
 import type { ToolResultText } from "./tool-result-text.ts";
 import { boundText, TEXT_RESULT_LIMIT } from "./output-bounds.ts";
 
-/** The `message` oneof of an `ExecClientMessage`. */
-export type ExecResultInit = NonNullable<
-  MessageInitShape<typeof ExecClientMessageSchema>["message"]
->;
+export type { ExecResultInit } from "./shell-results.ts";
 
 /**
  * The exec result message(s) for a host result. Shell streams produce several frames.

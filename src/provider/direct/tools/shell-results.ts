@@ -9,10 +9,16 @@
  */
 import { ShellAbortReason } from "../../../gen/agent/v1/exec_shell_pb.ts";
 import type { ExecKind } from "./exec-to-tool-call.ts";
-import type { ExecResultInit } from "./exec-results.ts";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ExecClientMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
 import { type ParsedShellOutput, parseWrappedOutput, TIMEOUT_EXIT_CODE } from "./shell-wrapper.ts";
 import type { ToolResultText } from "./tool-result-text.ts";
 import { boundText, SHELL_OUTPUT_LIMIT } from "./output-bounds.ts";
+
+/** The `message` oneof of an `ExecClientMessage`. */
+export type ExecResultInit = NonNullable<
+  MessageInitShape<typeof ExecClientMessageSchema>["message"]
+>;
 
 /**
  * The shell result message(s) for a host result.

@@ -9,8 +9,7 @@
  * @module
  */
 import type { ToolSpec } from "./directive-plan.ts";
-import type { ToolEnv } from "./tool-run.ts";
-import { execOnClient, queryClient } from "./tool-run.ts";
+import { execOnClient, queryClient, type ToolEnv } from "./client-calls.ts";
 import { absolutePath } from "./tool-display.ts";
 import { describeOutcome, type OutcomeView } from "./tool-summary.ts";
 

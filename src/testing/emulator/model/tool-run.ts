@@ -5,25 +5,14 @@
  *
  * @module
  */
-import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
-import { AgentServerMessageSchema } from "../../../gen/agent/v1/server_message_pb.ts";
-import type { ExecServerMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
-import {
-  InteractionQuerySchema,
-  type InteractionResponse,
-} from "../../../gen/agent/v1/interaction_query_pb.ts";
-import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
+import { clone, create } from "@bufbuild/protobuf";
+import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import {
   McpToolResultSchema,
   type ToolCall,
   ToolCallSchema,
 } from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
-import type { ConversationEntry } from "../conversation/conversations.ts";
-import { interactionAnswerProblem } from "./interaction-shape.ts";
-import type { ExecOutcome } from "../io/replies.ts";
-import type { ExecRecord } from "../observe/records.ts";
-import type { RunIo } from "../io/run-io.ts";
 import { absolutePath, displayToolCall, findMcpTool, jsonArgs, shellArgs } from "./tool-display.ts";
 import {
   describeDecision,
@@ -32,23 +21,9 @@ import {
   type OutcomeView,
 } from "./tool-summary.ts";
 import { runImage, runSubagent, runWebSearch } from "./surface-tools.ts";
+import { execOnClient, type ExecRequest, queryClient, type ToolEnv } from "./client-calls.ts";
 
-/** What tools need from the Run. */
-export interface ToolEnv {
-  readonly io: RunIo;
-  readonly workspace: string;
-  readonly tools: readonly McpToolDefinition[];
-  readonly modelId: string;
-  readonly conversationId: string;
-  /** Routes shell output of an exec id to a listener (for `tool_call_delta`). */
-  watchShell(execId: number, listener: (stream: "stdout" | "stderr", data: string) => void): void;
-  /** Waits for an async ask-question answer delivered by a conversation action. */
-  asyncAnswer(toolCallId: string): Promise<string>;
-  /** The conversation's remembered state (its mode changes on an approved switch). */
-  readonly conversation: ConversationEntry;
-  /** Remembers a plan the client accepted, under the `plan_uri` it answered with. */
-  acceptPlan(uri: string, plan: { readonly name: string; readonly plan: string }): void;
-}
+export type { ToolEnv } from "./client-calls.ts";
 
 /** Tools Cursor offers no model in plan mode (it plans; it does not change files). */
 const PLAN_MODE_BLOCKED: ReadonlySet<string> = new Set(["write", "edit", "delete"]);
@@ -62,67 +37,6 @@ export interface ToolResult {
   readonly summary: string;
   /** The display ToolCall with its result, for `tool_call_completed` and the step blob. */
   readonly completed: ToolCall;
-}
-
-/** The `message` oneof of an exec request. */
-export type ExecRequest = NonNullable<MessageInitShape<typeof ExecServerMessageSchema>["message"]>;
-/** The `query` oneof of an interaction query. */
-export type QueryRequest = NonNullable<MessageInitShape<typeof InteractionQuerySchema>["query"]>;
-
-/** Sends one exec and waits for its outcome (terminal result and stream_close). */
-export async function execOnClient(
-  env: ToolEnv,
-  toolCallId: string,
-  request: ExecRequest,
-  onShell?: (stream: "stdout" | "stderr", data: string) => void,
-): Promise<ExecOutcome> {
-  const requestCase = request.case ?? "unset";
-  const { id, done } = env.io.replies.exec(requestCase, true);
-  const record: ExecRecord = {
-    id,
-    requestCase,
-    toolCallId,
-    resultCase: undefined,
-    thrown: undefined,
-    streamClosed: false,
-    durationMs: undefined,
-  };
-  env.io.record.execs.push(record);
-  if (onShell !== undefined) env.watchShell(id, onShell);
-  await env.io.writer.send(create(AgentServerMessageSchema, {
-    message: { case: "execServerMessage", value: { id, message: request } },
-  }));
-  const outcome = await done;
-  record.resultCase = outcome.shell?.terminal ?? outcome.result?.case;
-  record.thrown = outcome.thrown;
-  record.streamClosed = outcome.streamClosed;
-  record.durationMs = outcome.durationMs;
-  return outcome;
-}
-
-/** Sends one interaction query and waits for its response. */
-export async function queryClient(
-  env: ToolEnv,
-  toolCallId: string,
-  query: QueryRequest,
-): Promise<InteractionResponse> {
-  const { id, done } = env.io.replies.query(
-    query.case ?? "unset",
-    (response) => interactionAnswerProblem(create(InteractionQuerySchema, { id, query }), response),
-  );
-  const record = {
-    id,
-    queryCase: query.case ?? "unset",
-    toolCallId,
-    resultCase: undefined as string | undefined,
-  };
-  env.io.record.interactions.push(record);
-  await env.io.writer.send(create(AgentServerMessageSchema, {
-    message: { case: "interactionQuery", value: { id, query } },
-  }));
-  const response = await done;
-  record.resultCase = response.result.case;
-  return response;
 }
 
 function completed(base: ToolCall, view: OutcomeView): ToolCall {
