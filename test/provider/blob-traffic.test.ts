@@ -83,7 +83,7 @@ describe("blob traffic of warm turns", () => {
           assert.equal(runs.length, turns);
           const gets = runs.map((run) => run.kv.gets);
           const pushed = runs.map((run) => run.variants.preFetchedBlobs === true);
-          assert.ok(gets[1] > 0, "turn 2: the server lacked the blobs and GOT them");
+          assert.ok((gets[1] ?? 0) > 0, "turn 2: the server lacked the blobs and GOT them");
           assert.equal(pushed[1], false, "turn 2: no reason to push yet");
           for (let i = 2; i < turns; i++) {
             if (pushed[i]) assert.equal(gets[i], 0, `turn ${i + 1}: pushed, so no GET`);
