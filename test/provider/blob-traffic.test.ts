@@ -99,6 +99,8 @@ describe("blob traffic of warm turns", () => {
             "the probe turn, after PROBE_EVERY - 1 pushes",
           );
           assert.match(last, new RegExp(`History holds ${2 * (turns - 1)} message`));
+          const context = runs.at(-1)?.modelCalls[0]?.context.join("\n") ?? "";
+          for (let i = 1; i < turns; i++) assert.match(context, new RegExp(`Turn ${i}\\b`));
           assert.deepEqual(emulator.violations(), []);
         },
       );
@@ -138,6 +140,9 @@ describe("blob traffic of warm turns", () => {
         assert.equal(run?.variants.preFetchedBlobs, true);
         assert.equal(run?.kv.gets, 0, "every blob the server needed came with the run request");
         assert.match(result.text, /History holds 4 message/);
+        const context = run?.modelCalls[0]?.context.join("\n") ?? "";
+        assert.match(context, /Remember the word kumquat/, "the model still sees turn 1");
+        assert.match(context, /And the number 7/, "and turn 2");
         assert.deepEqual(emulator.violations(), []);
       });
     });
