@@ -1,9 +1,10 @@
 /**
  * Time to first text as a conversation grows, SSE and HTTP/2 side by side in one run,
  * against the emulator on loopback in a separate process (as Cursor is: its work does not
- * share this process's event loop). A 10-turn session: on warm turns the server asks for
- * the history's blobs (KV `get_blob`) before it answers, so a client that answers them
- * one round trip at a time gets slower with every turn.
+ * share this process's event loop). A 10-turn session on a warm server (it keeps the
+ * conversation's blobs, ADR 100): nothing a turn sends grows with the history, so time to
+ * first text stays flat; what SSE still pays over HTTP/2 is one HTTP request per client
+ * message before the first text (the run request and the request-context answer).
  *
  * Targets: SSE turn 10 ÷ SSE turn 1 ≤ 1.3; SSE turn 10 ÷ HTTP/2 turn 10 ≤ 1.5 (medians
  * over several sessions).

@@ -83,7 +83,7 @@ describe("blob traffic of warm turns", () => {
           assert.equal(runs.length, turns);
           const gets = runs.map((run) => run.kv.gets);
           const pushed = runs.map((run) => run.variants.preFetchedBlobs === true);
-          assert.ok(gets[1] > 0, "turn 2: the server lacked the blobs and GOT them");
+          assert.ok((gets[1] ?? 0) > 0, "turn 2: the server lacked the blobs and GOT them");
           assert.equal(pushed[1], false, "turn 2: no reason to push yet");
           for (let i = 2; i < turns; i++) {
             if (pushed[i]) assert.equal(gets[i], 0, `turn ${i + 1}: pushed, so no GET`);
@@ -99,6 +99,8 @@ describe("blob traffic of warm turns", () => {
             "the probe turn, after PROBE_EVERY - 1 pushes",
           );
           assert.match(last, new RegExp(`History holds ${2 * (turns - 1)} message`));
+          const context = runs.at(-1)?.modelCalls[0]?.context.join("\n") ?? "";
+          for (let i = 1; i < turns; i++) assert.match(context, new RegExp(`Turn ${i}\\b`));
           assert.deepEqual(emulator.violations(), []);
         },
       );
@@ -138,6 +140,9 @@ describe("blob traffic of warm turns", () => {
         assert.equal(run?.variants.preFetchedBlobs, true);
         assert.equal(run?.kv.gets, 0, "every blob the server needed came with the run request");
         assert.match(result.text, /History holds 4 message/);
+        const context = run?.modelCalls[0]?.context.join("\n") ?? "";
+        assert.match(context, /Remember the word kumquat/, "the model still sees turn 1");
+        assert.match(context, /And the number 7/, "and turn 2");
         assert.deepEqual(emulator.violations(), []);
       });
     });

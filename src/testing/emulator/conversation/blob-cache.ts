@@ -16,6 +16,7 @@ import type {
 } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { UserMessage } from "../../../gen/agent/v1/user_message_pb.ts";
 import type { RootJson, Transcript } from "./transcript.ts";
+import type { HeldBlobs } from "../io/blob-channel.ts";
 
 /** Bounds of the cache (defaults applied). */
 export interface BlobCacheSettings {
@@ -43,11 +44,7 @@ export interface DecodedBlobs {
 }
 
 /** One conversation's slice of the cache, as a Run sees it. */
-export interface ConversationBlobs {
-  /** The blob, when the server still holds it. */
-  get(idHex: string): Uint8Array | undefined;
-  /** Keeps a blob (its id already verified). */
-  put(idHex: string, data: Uint8Array): void;
+export interface ConversationBlobs extends HeldBlobs {
   /** Decoded forms of held blobs. */
   readonly decoded: DecodedBlobs;
   /**

@@ -22,6 +22,7 @@ import type { ConversationHistory } from "../../../gen/agent/v1/conversation_act
 import { RunFailure } from "../wire/connect-http.ts";
 import { bytesToHex } from "../../../core/bytes.ts";
 import type { BlobChannel } from "../io/blob-channel.ts";
+import type { ConversationBlobs } from "./blob-cache.ts";
 import type { RunIo } from "../io/run-io.ts";
 import {
   parseRoot,
@@ -62,7 +63,7 @@ export function decodeState(bytes: Uint8Array): ConversationStateStructure {
  */
 export async function rebuildTranscript(
   io: RunIo,
-  blobs: BlobChannel,
+  blobs: BlobChannel<ConversationBlobs>,
   state: ConversationStateStructure,
 ): Promise<Transcript> {
   const entries = state.rootPromptMessagesJson;
@@ -72,7 +73,7 @@ export async function rebuildTranscript(
     io.variant("rootEntries", inline === 0 ? "blob-ids" : ids.length === 0 ? "inline" : "mixed");
   }
   const fetched = await blobs.get(ids);
-  const decoded = blobs.decoded;
+  const decoded = blobs.server?.decoded;
   let next = 0;
   const roots: RootMessage[] = entries.map((entry) => {
     if (entry.length !== 32) return { id: entry, bytes: entry, json: parseRoot(entry) };
@@ -87,11 +88,11 @@ export async function rebuildTranscript(
 }
 
 async function rebuildTurn(
-  blobs: BlobChannel,
+  blobs: BlobChannel<ConversationBlobs>,
   bytes: Uint8Array,
   blobId: Uint8Array | undefined,
 ): Promise<TurnEntry> {
-  const decoded = blobs.decoded;
+  const decoded = blobs.server?.decoded;
   const turn = remember(
     decoded?.turns,
     blobId,
@@ -175,7 +176,7 @@ function injectedContext(context: RequestContext | undefined): RootJson {
  * (blobs queued for SET), plus an inline `conversation_history` if the client sent one.
  */
 export async function seedTranscript(
-  blobs: BlobChannel,
+  blobs: BlobChannel<ConversationBlobs>,
   context: RequestContext | undefined,
   history: ConversationHistory | undefined,
 ): Promise<Transcript> {

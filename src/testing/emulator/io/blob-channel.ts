@@ -16,11 +16,17 @@ import type { PreFetchedBlob } from "../../../gen/agent/v1/run_request_pb.ts";
 import { bytesToHex, sha256 } from "../../../core/bytes.ts";
 import { RunFailure } from "../wire/connect-http.ts";
 import type { RunIo } from "./run-io.ts";
-import type { ConversationBlobs, DecodedBlobs } from "../conversation/blob-cache.ts";
-import type { Transcript } from "../conversation/transcript.ts";
+
+/** The blobs the server itself holds for the conversation (its cache; see `conversation/blob-cache.ts`). */
+export interface HeldBlobs {
+  /** The blob, when the server still holds it. */
+  get(idHex: string): Uint8Array | undefined;
+  /** Keeps a blob (its id already verified). */
+  put(idHex: string, data: Uint8Array): void;
+}
 
 /** The Run's blob traffic. */
-export class BlobChannel {
+export class BlobChannel<Held extends HeldBlobs = HeldBlobs> {
   readonly #io: RunIo;
   /** Ids (hex) the client is known to hold: set or served in this Run. */
   readonly #known = new Set<string>();
@@ -28,15 +34,25 @@ export class BlobChannel {
   /** Results of SETs sent but not yet awaited. */
   readonly #unacknowledged: Promise<void>[] = [];
   readonly #preFetched = new Map<string, Uint8Array>();
-  readonly #cache: ConversationBlobs | undefined;
+  readonly #cache: Held | undefined;
 
   /**
    * @param io The Run.
    * @param cache The server's blobs of this conversation; `undefined` for a cold server.
    */
-  constructor(io: RunIo, cache: ConversationBlobs | undefined) {
+  constructor(io: RunIo, cache: Held | undefined) {
     this.#io = io;
     this.#cache = cache;
+  }
+
+  /** The server's own blobs of this conversation; `undefined` for a cold server. */
+  get server(): Held | undefined {
+    return this.#cache;
+  }
+
+  /** Counts blobs a Run needed that the server held (as cache hits). */
+  noteHeld(count: number): void {
+    this.#io.record.kv.cacheHits += count;
   }
 
   /**
@@ -144,29 +160,6 @@ export class BlobChannel {
     });
     if (pending.length > 0) await Promise.all(pending);
     return out;
-  }
-
-  /**
-   * The conversation as the server left it at the final checkpoint with this hash, when
-   * it still holds it (its referenced blobs count as cache hits); `undefined` otherwise.
-   */
-  settled(checkpointHex: string): Transcript | undefined {
-    const transcript = this.#cache?.settled(checkpointHex);
-    if (transcript === undefined) return undefined;
-    let held = transcript.roots.filter((root) => root.id.length === 32).length;
-    for (const turn of transcript.turns) held += 2 + turn.steps.length;
-    this.#io.record.kv.cacheHits += held;
-    return transcript;
-  }
-
-  /** Keeps the conversation as of a final checkpoint (a warm server's memory). */
-  settle(checkpointHex: string, transcript: Transcript): void {
-    this.#cache?.settle(checkpointHex, transcript);
-  }
-
-  /** Decoded forms of the blobs the server holds; `undefined` for a cold server. */
-  get decoded(): DecodedBlobs | undefined {
-    return this.#cache?.decoded;
   }
 
   async #getOne(id: Uint8Array): Promise<Uint8Array> {

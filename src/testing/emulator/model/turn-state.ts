@@ -17,6 +17,7 @@ import type { InteractionUpdateSchema } from "../../../gen/agent/v1/interaction_
 import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
 import { bytesToHex, sha256 } from "../../../core/bytes.ts";
 import type { BlobChannel } from "../io/blob-channel.ts";
+import type { ConversationBlobs } from "../conversation/blob-cache.ts";
 import type { ResolvedModel } from "../catalog/catalog.ts";
 import type {
   CheckpointKind,
@@ -49,7 +50,7 @@ export interface OpenCall {
 /** Everything a turn needs. */
 export interface TurnState {
   readonly io: RunIo;
-  readonly blobs: BlobChannel;
+  readonly blobs: BlobChannel<ConversationBlobs>;
   readonly transcript: Transcript;
   readonly turn: TurnEntry;
   /** 1-based number of this turn in the conversation. */
@@ -162,7 +163,7 @@ export async function sendCheckpoint(
 ): Promise<void> {
   const hash = bytesToHex(await sha256(toBinary(ConversationStateStructureSchema, checkpoint)));
   state.conversations.issue(state.conversationId, hash, kind);
-  if (kind === "final") state.blobs.settle(hash, state.transcript);
+  if (kind === "final") state.blobs.server?.settle(hash, state.transcript);
   state.lastCheckpoint = checkpoint;
   state.io.record.checkpoints++;
   await state.io.writer.send(create(AgentServerMessageSchema, {

@@ -17,6 +17,7 @@ import { AgentMode } from "../../../gen/agent/v1/common_pb.ts";
 import { type UserMessage, UserMessageSchema } from "../../../gen/agent/v1/user_message_pb.ts";
 import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
 import { BlobChannel } from "../io/blob-channel.ts";
+import type { ConversationBlobs } from "../conversation/blob-cache.ts";
 import type { ResolvedModel } from "../catalog/catalog.ts";
 import { RunFailure } from "../wire/connect-http.ts";
 import { decodeState } from "../conversation/load-state.ts";
@@ -94,7 +95,10 @@ export async function playRun(
   }
   const actionContext = action.value.requestContext;
   const context = await probeRequestContext(io, actionContext);
-  const blobs = new BlobChannel(io, deps.blobCache?.forConversation(conversationId));
+  const blobs = new BlobChannel<ConversationBlobs>(
+    io,
+    deps.blobCache?.forConversation(conversationId),
+  );
   await blobs.acceptPreFetched(request.preFetchedBlobs);
   const known = deps.conversations.get(conversationId) !== undefined;
   const history = action.case === "userMessageAction"
@@ -129,7 +133,7 @@ export async function playRun(
 /** What the turn starts from. */
 interface TurnInput {
   readonly deps: RunDeps;
-  readonly blobs: BlobChannel;
+  readonly blobs: BlobChannel<ConversationBlobs>;
   readonly transcript: Transcript;
   readonly model: ResolvedModel;
   readonly conversationId: string;

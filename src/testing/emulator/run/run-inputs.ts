@@ -18,7 +18,8 @@ import type { BlobChannel } from "../io/blob-channel.ts";
 import { type ResolvedModel, resolveModel } from "../catalog/catalog.ts";
 import { detail, RunFailure } from "../wire/connect-http.ts";
 import type { Conversations } from "../conversation/conversations.ts";
-import type { ServerBlobCache } from "../conversation/blob-cache.ts";
+import type { ConversationBlobs, ServerBlobCache } from "../conversation/blob-cache.ts";
+import type { ConversationStateStructure } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { FaultSpec } from "../faults/faults.ts";
 import type { ResolvedOptions } from "../config/options.ts";
 import type { RunIo } from "../io/run-io.ts";
@@ -129,7 +130,7 @@ export async function probeRequestContext(
 /** The conversation as the client's checkpoint and blobs describe it (or seeded fresh). */
 export async function loadTranscript(
   deps: RunDeps,
-  blobs: BlobChannel,
+  blobs: BlobChannel<ConversationBlobs>,
   rawState: Uint8Array | undefined,
   context: RequestContext | undefined,
   history: ConversationHistory | undefined,
@@ -149,15 +150,28 @@ export async function loadTranscript(
       "conversation_state is not a checkpoint this emulator issued",
     );
   }
-  const settled = blobs.settled(stateHex);
-  if (settled !== undefined && state.rootPromptMessagesJson.length > 0) {
-    const inline = state.rootPromptMessagesJson.some((entry) => entry.length !== 32);
-    io.variant("rootEntries", inline ? "mixed" : "blob-ids");
-  }
+  const settled = blobs.server?.settled(stateHex);
+  if (settled !== undefined) noteSettled(io, blobs, state, settled);
   const transcript = settled ?? await rebuildTranscript(io, blobs, state);
   for (const root of transcript.roots) if (root.id.length === 32) blobs.markKnown(root.id);
   if (transcript.roots.length === 0) return await seedTranscript(blobs, context, history);
   return transcript;
+}
+
+/** A warm server's own copy of the conversation: every blob it references was a cache hit. */
+function noteSettled(
+  io: RunIo,
+  blobs: BlobChannel<ConversationBlobs>,
+  state: ConversationStateStructure,
+  transcript: Transcript,
+): void {
+  let held = transcript.roots.filter((root) => root.id.length === 32).length;
+  for (const turn of transcript.turns) held += 2 + turn.steps.length;
+  blobs.noteHeld(held);
+  if (state.rootPromptMessagesJson.length > 0) {
+    const inline = state.rootPromptMessagesJson.some((entry) => entry.length !== 32);
+    io.variant("rootEntries", inline ? "mixed" : "blob-ids");
+  }
 }
 
 /** The `blob-miss` fault: asks for a blob nobody has, then fails the Run. */
