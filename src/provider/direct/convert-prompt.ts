@@ -11,7 +11,7 @@ import type {
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
-import { projectShellOutput } from "./tools/shell-wrapper.ts";
+import { projectShellOutput, unwrapCommand } from "./tools/shell-wrapper.ts";
 
 /** An image the user attached. */
 export interface PromptImage {
@@ -122,7 +122,7 @@ export function renderHistory(messages: LanguageModelV3Prompt): string {
           case "reasoning":
             return "";
           case "tool-call":
-            return `[tool call ${p.toolName} ${JSON.stringify(p.input)}]`;
+            return `[tool call ${p.toolName} ${JSON.stringify(projectInput(p.input))}]`;
           case "tool-result":
             return `[tool result ${p.toolName}: ${JSON.stringify(projectOutput(p.output))}]`;
           default:
@@ -142,6 +142,17 @@ export function renderHistory(messages: LanguageModelV3Prompt): string {
   return lines.length === 0
     ? ""
     : `<conversation_so_far>\n${lines.join("\n")}\n</conversation_so_far>`;
+}
+
+/** A tool call's input as rebuilt history shows it: a wrapped shell command unwrapped. */
+function projectInput(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  return Object.fromEntries(
+    Object.entries(input).map(([key, value]) => [
+      key,
+      typeof value === "string" ? unwrapCommand(value) : value,
+    ]),
+  );
 }
 
 /** A tool output as rebuilt history shows it: shell exit markers become a failed-status note. */

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import {
   parseWrappedOutput,
   projectShellOutput,
+  unwrapCommand,
   wrapCommand,
 } from "../../../src/provider/direct/tools/shell-wrapper.ts";
 import { execResultMessages } from "../../../src/provider/direct/tools/exec-results.ts";
@@ -136,5 +137,30 @@ describe("shell results (OpenCode 1.18 shapes)", () => {
     ]);
     assert.ok(history.includes("[exit status 2]"), history);
     assert.ok(!history.includes("__CURSOR_EXEC_EXIT_"), history);
+  });
+
+  it("a rebuilt history shows the model its own command, never the exit-status wrapper", () => {
+    const command = "printf '%s\\n' \"$HOME\"\nexit 3";
+    assert.equal(unwrapCommand(wrapCommand(command, "n9")), command);
+    assert.equal(
+      unwrapCommand("(\nls\n); echo done"),
+      "(\nls\n); echo done",
+      "not ours: unchanged",
+    );
+    const history = renderHistory([
+      {
+        role: "assistant",
+        content: [{
+          type: "tool-call",
+          toolCallId: "c1",
+          toolName: "bash",
+          input: { command: wrapCommand("make test", "q1"), workdir: "/ws", timeout: 2000 },
+        }],
+      },
+    ]);
+    assert.ok(history.includes('"command":"make test"'), history);
+    assert.ok(!history.includes("__cursor_exit"), history);
+    assert.ok(!history.includes("__CURSOR_EXEC_EXIT_"), history);
+    assert.ok(history.includes('"timeout":2000'), history);
   });
 });

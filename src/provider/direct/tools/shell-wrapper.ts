@@ -41,6 +41,30 @@ export function wrapCommand(command: string, nonce: string): string {
   return `(\n${command}\n); __cursor_exit=$?; printf '\\n${marker}=%s__\\n' "$__cursor_exit"; exit "$__cursor_exit"`;
 }
 
+const WRAPPED = new RegExp(
+  `^\\(\\n([\\s\\S]*)\\n\\); __cursor_exit=\\$\\?; printf '\\\\n${MARKER_PREFIX}[A-Za-z0-9]+=%s__\\\\n' "\\$__cursor_exit"; exit "\\$__cursor_exit"$`,
+);
+
+/**
+ * The command Cursor asked for, from a command this module wrapped (any other text is
+ * returned unchanged), so rebuilt history shows the model its own command, not the wrapper.
+ *
+ * @param command A shell tool's command as the host's history holds it.
+ * @returns The command without the exit-status wrapper.
+ *
+ * @example
+ * ```ts
+ * import { unwrapCommand, wrapCommand } from "./shell-wrapper.ts";
+ *
+ * console.assert(unwrapCommand(wrapCommand("ls -la", "n1")) === "ls -la");
+ * console.assert(unwrapCommand("echo hi") === "echo hi");
+ * ```
+ */
+export function unwrapCommand(command: string): string {
+  const match = WRAPPED.exec(command);
+  return match === null ? command : match[1] ?? command;
+}
+
 /** What a wrapped command's output says. */
 export interface ParsedShellOutput {
   /** The command's output, byte for byte, without the marker. */
