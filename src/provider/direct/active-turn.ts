@@ -15,6 +15,7 @@ import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
 import type { RunEvent } from "../../session/run-events.ts";
 import { ReplayGuard } from "../../session/recovery-guard.ts";
+import { CheckpointEligibility } from "../../session/checkpoint-eligibility.ts";
 import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../gen/agent/v1/common_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
@@ -77,6 +78,10 @@ export class ActiveTurn {
   readonly guard: ReplayGuard = new ReplayGuard();
   /** Replay barriers seen since the current pass began. */
   passGuard: ReplayGuard = new ReplayGuard();
+  /** The turn's latest resume-eligible checkpoint (carried over to a resumed attempt). */
+  checkpoints: CheckpointEligibility = new CheckpointEligibility();
+  /** This attempt continues an interrupted one from a checkpoint (`resume_action`). */
+  resumed = false;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
@@ -236,6 +241,7 @@ export class ActiveTurn {
       const event: RunEvent = next.value;
       this.guard.observe(event);
       this.passGuard.observe(event);
+      this.checkpoints.observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
         continue;

@@ -270,7 +270,12 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
-      recover: rebuildHook(config, { ...input, conversation, resultsComplete }),
+      recover: rebuildHook(config, {
+        ...input,
+        conversation,
+        resultsComplete,
+        allowance: turnAllowance(config, key, options.prompt),
+      }),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -319,6 +324,13 @@ export class DirectBackend implements TurnBackend {
         open: openTurn,
         abortSignal: options.abortSignal,
         allowance: turnAllowance(config, input.key, options.prompt),
+        resume: {
+          groupId: plan.groupId,
+          selection,
+          requestContext: conversation?.requestContext ?? requestContext,
+          key: input.key,
+          abortSignal: options.abortSignal,
+        },
       }),
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });

@@ -9,7 +9,12 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
-import { createTurnAllowance, retryKind } from "../../session/recovery-guard.ts";
+import {
+  createTurnAllowance,
+  type RetryAllowance,
+  retryKind,
+} from "../../session/recovery-guard.ts";
+import { resumeFromCheckpoint } from "./recovery-resume.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { heldRunFailure, logRebase, logRunInterrupted } from "./recovery-lines.ts";
@@ -91,12 +96,26 @@ export function rebuildHook(
   input: Omit<RunInputs, "plan"> & {
     readonly conversation: Conversation<ActiveTurn> | undefined;
     readonly resultsComplete: boolean;
+    /** The turn's retry allowance (shared with the host's retries of the turn). */
+    readonly allowance?: RetryAllowance;
   },
 ): NonNullable<TurnStreamContext["recover"]> {
-  const allowance = createTurnAllowance();
+  const allowance = input.allowance ?? createTurnAllowance();
   let replay: NonNullable<TurnStreamContext["recover"]> | undefined;
   return async (failed) => {
     if (replay !== undefined) return await replay(failed);
+    if (input.conversation !== undefined) {
+      const verdict = await resumeFromCheckpoint(config, failed, {
+        groupId: input.conversation.groupId,
+        selection: input.selection,
+        requestContext: input.conversation.requestContext,
+        key: input.key,
+        abortSignal: input.options.abortSignal,
+        allowance,
+      });
+      if (verdict.kind === "resumed") return verdict.turn;
+      if (verdict.kind === "final") return undefined;
+    }
     const failure = CursorError.from(failed.error);
     const rebuild = input.conversation !== undefined && mayRebuild({
       turn: failed.turn,

@@ -74,6 +74,15 @@ export async function openTurnStream(
   context.abortSignal?.addEventListener("abort", onAbort, { once: true });
   let failure: unknown;
   const ledger = new VisibleLedger();
+  // How much the host had seen when the turn's latest eligible checkpoint arrived: a Run
+  // resumed from it repeats only what came after.
+  let mark = { text: 0, reasoning: 0 };
+  const watch = (watched: ActiveTurn) => {
+    watched.checkpoints.onEligible = () => {
+      mark = { text: ledger.text.length, reasoning: ledger.reasoning.length };
+    };
+  };
+  watch(turn);
   const done = (async () => {
     try {
       let forward = (part: LanguageModelV3StreamPart) => {
@@ -97,7 +106,10 @@ export async function openTurnStream(
           replay.beginPass();
           replay.state.partCounter = turn.state.partCounter;
           turn = replay;
-          const filter = new ReplayFilter(ledger.text, ledger.reasoning);
+          watch(turn);
+          const filter = replay.resumed
+            ? new ReplayFilter(ledger.text.slice(mark.text), ledger.reasoning.slice(mark.reasoning))
+            : new ReplayFilter(ledger.text, ledger.reasoning);
           forward = (part) => {
             for (const shown of filter.map(part)) {
               ledger.record(shown);

@@ -299,6 +299,21 @@ export interface RebaseEvent {
   readonly delayMs: number;
 }
 
+/** `resuming Run from checkpoint:` — an interrupted turn resumes from its eligible checkpoint. */
+export interface ResumeEvent {
+  readonly kind: "resume";
+  readonly conversationId: string;
+  readonly attempt: number;
+  /** Which retry allowance the resume used. */
+  readonly retry: string;
+  readonly code: string;
+  readonly delayMs: number;
+  readonly checkpointLen: number;
+  /** Resumed attempts in a row that streamed without saving a checkpoint. */
+  readonly resumesWithoutCheckpoint: number;
+  readonly limit: number;
+}
+
 /** Every debug line of the direct backend. */
 export type DiagnosticEvent =
   | OutboundRunEvent
@@ -325,4 +340,5 @@ export type DiagnosticEvent =
   | FreshTurnEvent
   | DrainEvent
   | RunInterruptedEvent
-  | RebaseEvent;
+  | RebaseEvent
+  | ResumeEvent;

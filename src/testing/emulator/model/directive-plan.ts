@@ -115,8 +115,17 @@ export type PlanStep =
     readonly fault: FaultSpec;
     /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
     readonly times?: number;
+    /** Fire later, at this point of the next tool step (`at=tool-result|tool-ack`). */
+    readonly point?: ToolFaultPoint;
   }
   | { readonly kind: "error"; readonly message: string };
+
+/**
+ * Points inside a tool step where a deferred fault fires: `tool-result` once the client's
+ * result arrived, before Cursor acknowledges it (the result drains); `tool-ack` right after
+ * the `tool_call_completed` acknowledgement, before the settled checkpoint.
+ */
+export type ToolFaultPoint = "tool-result" | "tool-ack";
 
 /** Largest `::emit` accepted: 8 MiB. */
 const MAX_EMIT_BYTES = 8 * 1024 * 1024;
@@ -326,8 +335,19 @@ function parseFault(rest: string): PlanStep {
   };
   const after = number("after", 0);
   const step = faultStep(kind, options, number, after);
-  if (step.kind !== "fault" || !options.has("times")) return step;
-  return { ...step, times: Math.max(0, number("times", 1)) };
+  if (step.kind !== "fault") return step;
+  const at = options.get("at");
+  if (at !== undefined && at !== "tool-result" && at !== "tool-ack") {
+    return {
+      kind: "error",
+      message: `Directive ::fault at= takes tool-result or tool-ack, got ${JSON.stringify(at)}`,
+    };
+  }
+  return {
+    ...step,
+    ...(options.has("times") ? { times: Math.max(0, number("times", 1)) } : {}),
+    ...(at === undefined ? {} : { point: at }),
+  };
 }
 
 function faultStep(

@@ -283,12 +283,16 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
         summary: result.summary,
       })),
     sleep: (ms) => deps.io.sleep(ms),
-    fault: (spec, limit) => {
+    fault: (spec, limit, point) => {
       if (limit !== undefined) {
         const firings = deps.conversations.ensure(input.conversationId).faultFirings;
         const fired = firings.get(limit.key) ?? 0;
         if (fired >= limit.times) return Promise.resolve();
         firings.set(limit.key, fired + 1);
+      }
+      if (point !== undefined) {
+        state.deferredFault = { spec, point };
+        return Promise.resolve();
       }
       return applyFault(input, spec);
     },
