@@ -141,9 +141,11 @@ export class CheckpointEligibility {
   }
 }
 
-/** The Cursor tool call id an exec or query carries, when it has one. */
+/** The Cursor tool call id an exec or query carries (on it or its `args`), when it has one. */
 function callIdOf(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || !("toolCallId" in value)) return undefined;
-  const id = value.toolCallId;
-  return typeof id === "string" && id !== "" ? id : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  if ("toolCallId" in value && typeof value.toolCallId === "string" && value.toolCallId !== "") {
+    return value.toolCallId;
+  }
+  return "args" in value ? callIdOf(value.args) : undefined;
 }
