@@ -68,6 +68,7 @@ export function rebuildPlan(
   conversation.checkpointCategories = undefined;
   conversation.frozenSystemPrompt = systemPrompt;
   conversation.requestContext = undefined;
+  conversation.turnStart = undefined;
   return {
     conversationId: conversation.conversationId,
     groupId: conversation.groupId,

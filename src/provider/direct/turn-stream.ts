@@ -65,6 +65,14 @@ export async function openTurnStream(
   };
   const { config } = context;
   let turn = context.turn;
+  const conversation = context.conversation;
+  if (turn.pumpPasses === 0 && conversation) {
+    conversation.turnStart = {
+      history: conversation.history,
+      assistantText: conversation.lastAssistantText,
+      shown: "",
+    };
+  }
   turn.beginPass();
   let finished = false;
   const onAbort = () => {
@@ -120,14 +128,16 @@ export async function openTurnStream(
       }
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
+      if (conversation?.turnStart) conversation.turnStart.shown += ledger.text;
       finishPass({ ...context, turn }, outcome, emit);
     } catch (error) {
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
       interruptRun(config.billing, turn);
-      // The host keeps this partial answer; the next prompt's copy of it is ours.
-      if (context.conversation) context.conversation.interruptedText = ledger.text;
+      // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
+      // holds): the next prompt's copy of them is ours.
+      if (conversation) interrupted(conversation, ledger.text);
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -158,6 +168,18 @@ export async function openTurnStream(
   });
 }
 
+/** Rolls a conversation back to its turn's start after a pass the host interrupted. */
+function interrupted(conversation: NonNullable<TurnStreamContext["conversation"]>, shown: string) {
+  const start = conversation.turnStart;
+  if (start === undefined) {
+    conversation.interruptedText = shown;
+    return;
+  }
+  conversation.history = start.history;
+  conversation.lastAssistantText = start.assistantText;
+  conversation.interruptedText = start.shown + shown;
+}
+
 function finishPass(
   context: TurnStreamContext,
   outcome: "tool-calls" | "turn-ended",
@@ -168,6 +190,7 @@ function finishPass(
     conversation.history = promptDigests(context.prompt);
     conversation.lastAssistantText = turn.state.text;
     conversation.interruptedText = undefined;
+    if (outcome === "turn-ended") conversation.turnStart = undefined;
   }
   if (outcome === "tool-calls") {
     if (conversation) config.conversations.hold(conversation, turn);
