@@ -82,6 +82,8 @@ export class ActiveTurn {
   checkpoints: CheckpointEligibility = new CheckpointEligibility();
   /** This attempt continues an interrupted one from a checkpoint (`resume_action`). */
   resumed = false;
+  /** Why the Run failed while it was held for the host's tool results, if it did. */
+  heldFailure: unknown;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
@@ -232,7 +234,13 @@ export class ActiveTurn {
       const next: IteratorResult<RunEvent, void> | "window-closed" = batchOpen
         ? await raceWindow(upcoming, BATCH_WINDOW_MS)
         : await upcoming;
-      if (next === "window-closed") return "tool-calls";
+      if (next === "window-closed") {
+        // Held for the host's results: a Run that breaks meanwhile is known before they come.
+        upcoming.catch((error: unknown) => {
+          this.heldFailure ??= error;
+        });
+        return "tool-calls";
+      }
       this.#next = undefined;
       if (next.done) {
         for (const part of closeOpenParts(this.state)) emit(part);

@@ -247,6 +247,7 @@ export class DirectBackend implements TurnBackend {
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
     let delivered: string[];
     try {
+      if (turn.heldFailure !== undefined) throw turn.heldFailure;
       delivered = await turn.deliverResults(results);
     } catch (error) {
       // The held Run broke while the host ran its tools, or lives in a request or isolate

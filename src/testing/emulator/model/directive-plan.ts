@@ -115,17 +115,20 @@ export type PlanStep =
     readonly fault: FaultSpec;
     /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
     readonly times?: number;
-    /** Fire later, at this point of the next tool step (`at=tool-result|tool-ack`). */
+    /** Fire later, at this point of the next tool step (`at=exec|tool-result|tool-ack`). */
     readonly point?: ToolFaultPoint;
+    /** With `point`: fire this long after the point is reached (`delay=<duration>`). */
+    readonly delayMs?: number;
   }
   | { readonly kind: "error"; readonly message: string };
 
 /**
- * Points inside a tool step where a deferred fault fires: `tool-result` once the client's
- * result arrived, before Cursor acknowledges it (the result drains); `tool-ack` right after
- * the `tool_call_completed` acknowledgement, before the settled checkpoint.
+ * Points inside a tool step where a deferred fault fires: `exec` once the exec request went
+ * out (the client runs the tool); `tool-result` once the client's result arrived, before
+ * Cursor acknowledges it (the result drains); `tool-ack` right after the
+ * `tool_call_completed` acknowledgement, before the settled checkpoint.
  */
-export type ToolFaultPoint = "tool-result" | "tool-ack";
+export type ToolFaultPoint = "exec" | "tool-result" | "tool-ack";
 
 /** Largest `::emit` accepted: 8 MiB. */
 const MAX_EMIT_BYTES = 8 * 1024 * 1024;
@@ -337,16 +340,27 @@ function parseFault(rest: string): PlanStep {
   const step = faultStep(kind, options, number, after);
   if (step.kind !== "fault") return step;
   const at = options.get("at");
-  if (at !== undefined && at !== "tool-result" && at !== "tool-ack") {
+  if (at !== undefined && at !== "exec" && at !== "tool-result" && at !== "tool-ack") {
     return {
       kind: "error",
-      message: `Directive ::fault at= takes tool-result or tool-ack, got ${JSON.stringify(at)}`,
+      message: `Directive ::fault at= takes exec, tool-result or tool-ack, got ${
+        JSON.stringify(at)
+      }`,
+    };
+  }
+  const delay = options.get("delay");
+  const delayMs = delay === undefined ? undefined : parseDuration(delay);
+  if (delay !== undefined && (delayMs === undefined || at === undefined)) {
+    return {
+      kind: "error",
+      message: `Directive ::fault delay= needs at= and a duration, got ${JSON.stringify(delay)}`,
     };
   }
   return {
     ...step,
     ...(options.has("times") ? { times: Math.max(0, number("times", 1)) } : {}),
     ...(at === undefined ? {} : { point: at }),
+    ...(delayMs === undefined ? {} : { delayMs }),
   };
 }
 

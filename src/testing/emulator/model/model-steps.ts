@@ -264,12 +264,20 @@ async function runOne(
   return result;
 }
 
-/** Arms a `::fault … at=<point>` waiting for this point: it fires on the next frame. */
-function fireDeferredFault(state: TurnState, point: ToolFaultPoint): void {
+/**
+ * Fires a `::fault … at=<point>` waiting for this point of the tool step, behind the
+ * frames already queued.
+ *
+ * @param state The turn.
+ * @param point The point reached.
+ */
+export function fireDeferredFault(state: TurnState, point: ToolFaultPoint): void {
   const deferred = state.deferredFault;
   if (deferred === undefined || deferred.point !== point) return;
   state.deferredFault = undefined;
-  state.io.writer.arm(deferred.spec, 0);
+  const fire = () => state.io.writer.fireNow(deferred.spec);
+  const fired = deferred.delayMs > 0 ? state.io.sleep(deferred.delayMs).then(fire) : fire();
+  fired.catch(() => {});
 }
 
 async function storeResults(

@@ -125,7 +125,7 @@ export interface ScenarioContext {
   fault(
     spec: FaultSpec,
     limit?: { readonly key: string; readonly times: number },
-    point?: ToolFaultPoint,
+    point?: { readonly at: ToolFaultPoint; readonly delayMs: number },
   ): Promise<void>;
 }
 
@@ -235,7 +235,7 @@ async function runPlanStep(
       await context.fault(
         step.fault,
         step.times === undefined ? undefined : { key, times: step.times },
-        step.point,
+        step.point === undefined ? undefined : { at: step.point, delayMs: step.delayMs ?? 0 },
       );
       return undefined;
     case "error":

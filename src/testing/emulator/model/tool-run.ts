@@ -33,6 +33,8 @@ export interface ToolEnv {
   watchShell(execId: number, listener: (stream: "stdout" | "stderr", data: string) => void): void;
   /** Waits for an async ask-question answer delivered by a conversation action. */
   asyncAnswer(toolCallId: string): Promise<string>;
+  /** Called once an exec request went out (a `::fault … at=exec` fires here). */
+  onExecSent?: (() => void) | undefined;
 }
 
 /** The result of one tool call. */
@@ -72,6 +74,7 @@ async function execOnClient(
   await env.io.writer.send(create(AgentServerMessageSchema, {
     message: { case: "execServerMessage", value: { id, message: request } },
   }));
+  env.onExecSent?.();
   const outcome = await done;
   record.resultCase = outcome.shell?.terminal ?? outcome.result?.case;
   record.thrown = outcome.thrown;

@@ -83,7 +83,9 @@ export interface TurnState {
   /** The last published checkpoint, for the final repeat. */
   lastCheckpoint: ConversationStateStructure | undefined;
   /** A fault waiting for a point of the next tool step (`::fault … at=`). */
-  deferredFault?: { readonly spec: FaultSpec; readonly point: ToolFaultPoint } | undefined;
+  deferredFault?:
+    | { readonly spec: FaultSpec; readonly point: ToolFaultPoint; readonly delayMs: number }
+    | undefined;
 }
 
 /** Sends an `interaction_update`. */

@@ -35,6 +35,7 @@ import {
   emitText,
   emitThinking,
   finishTurn,
+  fireDeferredFault,
   runToolStep,
 } from "../model/model-steps.ts";
 import { parsePending, type PendingBatch } from "../model/pending-calls.ts";
@@ -172,6 +173,7 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   io.record.userText = turn.userMessage.text;
   io.record.turn = transcript.turns.length;
   const state = turnState(input, turn, conversation, idealRootCount, hasHistory, completedSteps);
+  state.toolEnv.onExecSent = () => fireDeferredFault(state, "exec");
   await input.blobs.flush();
   if (pending !== undefined) {
     state.toolSteps = pending.step;
@@ -291,7 +293,7 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
         firings.set(limit.key, fired + 1);
       }
       if (point !== undefined) {
-        state.deferredFault = { spec, point };
+        state.deferredFault = { spec, point: point.at, delayMs: point.delayMs };
         return Promise.resolve();
       }
       return applyFault(input, spec);
