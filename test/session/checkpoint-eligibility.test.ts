@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { CheckpointEligibility } from "../../src/session/checkpoint-eligibility.ts";
 import type { RunEvent } from "../../src/session/run-events.ts";
+import type { TodoItem } from "../../src/gen/agent/v1/common_pb.ts";
 import { ExecServerMessageSchema } from "../../src/gen/agent/v1/exec_pb.ts";
 import { InteractionQuerySchema } from "../../src/gen/agent/v1/interaction_query_pb.ts";
 
-const checkpoint = (n: number, todos?: RunEvent & { type: "checkpoint" }["todos"]): RunEvent => ({
+const checkpoint = (n: number, todos?: TodoItem[]): RunEvent => ({
   type: "checkpoint",
   bytes: new Uint8Array([n]),
   tokenDetails: undefined,

@@ -127,6 +127,15 @@ export type PlanStep =
  * out (the client runs the tool); `tool-result` once the client's result arrived, before
  * Cursor acknowledges it (the result drains); `tool-ack` right after the
  * `tool_call_completed` acknowledgement, before the settled checkpoint.
+ *
+ * @example
+ * ```ts
+ * import { parseDirectives, type ToolFaultPoint } from "../../mod.ts";
+ *
+ * const point: ToolFaultPoint = "tool-result";
+ * const [step] = parseDirectives(`::fault drop times=1 at=${point}`);
+ * console.assert(step?.kind === "fault" && step.point === "tool-result");
+ * ```
  */
 export type ToolFaultPoint = "exec" | "tool-result" | "tool-ack";
 
