@@ -262,6 +262,7 @@ export class DirectBackend implements TurnBackend {
       return undefined;
     }
     for (const message of delivered) warnings.push({ type: "other", message });
+    const allowance = turnAllowance(config, key, options.prompt);
     const stream = await openTurnStream({
       turn,
       config,
@@ -271,12 +272,8 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
-      recover: rebuildHook(config, {
-        ...input,
-        conversation,
-        resultsComplete,
-        allowance: turnAllowance(config, key, options.prompt),
-      }),
+      recover: rebuildHook(config, { ...input, conversation, resultsComplete, allowance }),
+      progressed: () => allowance.progressed?.(),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -301,6 +298,7 @@ export class DirectBackend implements TurnBackend {
     const conversation = plan.conversation;
     const { openTurn, requestContext } = await prepareRun(config, input);
     const turn = await openTurn();
+    const allowance = turnAllowance(config, input.key, options.prompt);
     const requestContextHash = await shortHash(requestContext.bytes);
     turn.startFacts = {
       continuity: plan.continuity,
@@ -319,12 +317,13 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
+      progressed: () => allowance.progressed?.(),
       recover: replayFreshRun({
         config,
         conversationId: plan.conversationId,
         open: openTurn,
         abortSignal: options.abortSignal,
-        allowance: turnAllowance(config, input.key, options.prompt),
+        allowance,
         resume: {
           groupId: plan.groupId,
           selection,
@@ -364,5 +363,5 @@ function turnAllowance(
 ): RetryAllowance {
   const lastUser = [...prompt].reverse().find((message) => message.role === "user");
   const budget = config.retries.budgetFor(key ?? "anonymous", JSON.stringify(lastUser ?? null));
-  return { take: (kind) => budget.request(kind).allowed };
+  return { take: (kind) => budget.request(kind).allowed, progressed: () => budget.progressed() };
 }

@@ -38,6 +38,8 @@ export interface TurnStreamContext extends PassContext {
     /** Whether this pass showed the host any text or reasoning. */
     readonly shown: boolean;
   }) => Promise<ActiveTurn | undefined>;
+  /** Called before `recover` when the turn made progress since the last failure. */
+  readonly progressed?: () => void;
 }
 
 /**
@@ -98,10 +100,16 @@ export async function openTurnStream(
         emit(part);
       };
       let outcome: "tool-calls" | "turn-ended" | undefined;
+      let lastProgress = "0:0:0:0";
       for (let attempt = 0; outcome === undefined; attempt++) {
         try {
           outcome = await turn.pump((part) => forward(part), context.tools);
         } catch (error) {
+          const progress = `${ledger.text.length}:${ledger.reasoning.length}:${
+            turn.checkpoints.eligible?.length ?? 0
+          }:${turn.guard.checkpoints}`;
+          if (progress !== lastProgress) context.progressed?.();
+          lastProgress = progress;
           const replay = await context.recover?.({
             error,
             turn,

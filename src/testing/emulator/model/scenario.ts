@@ -10,6 +10,7 @@ import type { FaultSpec } from "../faults/faults.ts";
 import type { PlanStep, ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
 import { parseDirectives } from "./directive-plan.ts";
 import { clip } from "../observe/log.ts";
+import { newestUserText } from "../../directives/directive-language.ts";
 
 /**
  * One message of the rebuilt conversation.
@@ -195,7 +196,10 @@ export async function directiveScenario(context: ScenarioContext): Promise<void>
       if (step.kind === "tools") toolStep++;
       continue;
     }
-    const outcome = await runPlanStep(context, step, `${index}:${context.userText}`);
+    // Keyed by the newest message alone: a reseed that carries the history before it is the
+    // same request.
+    const key = `${index}:${newestUserText(context.userText).text.trim()}`;
+    const outcome = await runPlanStep(context, step, key);
     if (Array.isArray(outcome)) results.push(...outcome);
     else if (outcome !== undefined) notes.push(outcome);
   }

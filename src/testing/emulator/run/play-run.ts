@@ -111,6 +111,7 @@ export async function playRun(
     requestContext: context.message,
     contextBytes: context.bytes,
     requestId: io.record.requestId,
+    faultScope: request.conversationGroupId || conversationId,
     state: rawState === undefined || rawState.length === 0 ? undefined : decodeState(rawState),
   };
   await playTurn(
@@ -132,6 +133,8 @@ interface TurnInput {
   readonly requestContext: RequestContext | undefined;
   readonly contextBytes: Uint8Array;
   readonly requestId: string;
+  /** Where `::fault … times=N` firings are counted: the conversation group. */
+  readonly faultScope: string;
   /** The decoded checkpoint the client supplied, if any. */
   readonly state: ConversationStateStructure | undefined;
 }
@@ -287,7 +290,9 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
     sleep: (ms) => deps.io.sleep(ms),
     fault: (spec, limit, point) => {
       if (limit !== undefined) {
-        const firings = deps.conversations.ensure(input.conversationId).faultFirings;
+        // Counted per conversation group: a reseeded or rebuilt conversation of the same
+        // session does not fire the fault again.
+        const firings = deps.conversations.ensure(input.faultScope).faultFirings;
         const fired = firings.get(limit.key) ?? 0;
         if (fired >= limit.times) return Promise.resolve();
         firings.set(limit.key, fired + 1);
