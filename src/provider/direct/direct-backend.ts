@@ -31,7 +31,7 @@ import { planTurn } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { replayFreshRun } from "./recovery-run.ts";
-import type { RetryAllowance } from "../../session/recovery-guard.ts";
+import { surfaceFailure, turnAllowance, turnBudget } from "./recovery-budget.ts";
 import { rebuildHook } from "./recovery-rebuild.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
@@ -111,8 +111,28 @@ export class DirectBackend implements TurnBackend {
    */
   async stream(call: CallArgs): Promise<BackendTurn> {
     const warnings: SharedV3Warning[] = [];
-    const started = await this.#stream(call, warnings);
-    return { ...started, warnings };
+    try {
+      const started = await this.#stream(call, warnings);
+      return { ...started, warnings };
+    } catch (error) {
+      surfaceFailure(this.#config, this.#hostRetryKey(call), call.options.prompt, error);
+      throw error;
+    }
+  }
+
+  /** The session a host retry of this call is counted in (none for metadata calls). */
+  #hostRetryKey(call: CallArgs): string | undefined {
+    try {
+      const options = call.options;
+      const cursorOptions = readCursorOptions(options.providerOptions, this.#config.providerName);
+      const converted = convertPrompt(options.prompt, { supportsImages: true });
+      const tools = classifyHostTools(call.tools);
+      if (isCompactionCall(converted.systemPrompt, tools)) return undefined;
+      if (isMetadataCall(converted.systemPrompt, tools)) return undefined;
+      return sessionKey(options.headers, cursorOptions);
+    } catch {
+      return undefined; // the call's own failure says what was wrong with it
+    }
   }
 
   async #stream(call: CallArgs, warnings: SharedV3Warning[]): Promise<StartedTurn> {
@@ -132,6 +152,13 @@ export class DirectBackend implements TurnBackend {
     // The mark is written at once: a restart before the next turn still rebases.
     const compacted = compaction ? markCompaction(config, session) : undefined;
     if (compacted) await persistConversation(config, compacted);
+    if (key !== undefined) {
+      // The host's retry of a turn whose failure it just saw counts against the same budget.
+      const verdict = turnBudget(config, key, options.prompt).hostRetry();
+      if (verdict?.allowed === false) {
+        throw new CursorError("interrupted", verdict.message, { retryable: false });
+      }
+    }
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(
       { key, results, tools, options, selection, converted },
@@ -274,6 +301,7 @@ export class DirectBackend implements TurnBackend {
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
       recover: rebuildHook(config, { ...input, conversation, resultsComplete, allowance }),
       progressed: () => allowance.progressed?.(),
+      surfaced: (error) => surfaceFailure(config, key, options.prompt, error),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -318,6 +346,7 @@ export class DirectBackend implements TurnBackend {
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
       progressed: () => allowance.progressed?.(),
+      surfaced: (error) => surfaceFailure(config, input.key, options.prompt, error),
       recover: replayFreshRun({
         config,
         conversationId: plan.conversationId,
@@ -349,19 +378,4 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
-}
-
-/**
- * The replay allowance of a turn, drawn from the shared budget of the session's turn (its
- * last user message), so replays of the host's own retries of that turn count against the
- * same 10 transport and 3 server retries (`CURSOR_ENDLESS_RETRIES` lifts the counts).
- */
-function turnAllowance(
-  config: ProviderConfig,
-  key: string | undefined,
-  prompt: LanguageModelV3Prompt,
-): RetryAllowance {
-  const lastUser = [...prompt].reverse().find((message) => message.role === "user");
-  const budget = config.retries.budgetFor(key ?? "anonymous", JSON.stringify(lastUser ?? null));
-  return { take: (kind) => budget.request(kind).allowed, progressed: () => budget.progressed() };
 }

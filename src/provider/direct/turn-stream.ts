@@ -40,6 +40,8 @@ export interface TurnStreamContext extends PassContext {
   }) => Promise<ActiveTurn | undefined>;
   /** Called before `recover` when the turn made progress since the last failure. */
   readonly progressed?: () => void;
+  /** Called with the failure that ends this call (the host may retry it). */
+  readonly surfaced?: (error: unknown) => void;
 }
 
 /**
@@ -143,6 +145,7 @@ export async function openTurnStream(
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
       interruptRun(config.billing, turn);
+      context.surfaced?.(error);
       // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
       // holds): the next prompt's copy of them is ours.
       if (conversation) interrupted(conversation, ledger.text);
