@@ -7,7 +7,6 @@
  * @module
  */
 import type {
-  LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3ToolResultPart,
   SharedV3Warning,
