@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { jsonSchema, tool } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
@@ -90,6 +91,41 @@ for (const transport of ["sse", "http2"] as const) {
         });
       }
     }
+
+    it("a resumed attempt refused for its credential keeps the checkpoint and resumes", async () => {
+      const { logger, lines } = createMemoryLogger();
+      await inScratch(async (dir) => {
+        await withEmulator({}, async (emulator) => {
+          const cursor = emulatorProvider(emulator, transport, { debug: logger });
+          const script = "::shell echo marker-42\n::fault drop times=1\n::text After tools.";
+          const answer = await intended(cursor, script, dir);
+          const { bash } = hostTools(dir);
+          const tools = {
+            bash: tool({
+              description: "Run a shell command",
+              inputSchema: jsonSchema<{ command: string }>({
+                type: "object",
+                properties: { command: { type: "string" } },
+                required: ["command"],
+              }),
+              execute: async (input, options) => {
+                // The next Run opened is the resumed one: Cursor refuses its token once.
+                emulator.faults.next({ kind: "http-status", status: 401 });
+                return await bash.execute?.(input, options) ?? "";
+              },
+            }),
+          };
+          const outcome = await streamToolTurn(cursor, [user(script)], "ses_token", tools);
+          assert.equal(outcome.error, undefined, String(outcome.error));
+          assert.equal(outcome.text, answer, "the answer, exactly once");
+          assert.equal(emulator.runs().at(-1)?.action, "resume_action");
+          assert.equal(emulator.runs().at(-1)?.status, "ok");
+          assert.deepEqual(emulator.faults.pending(), [], "the resumed Run was refused once");
+          assert.equal(lines.filter((l) => /^resuming .* checkpoint/.test(l)).length >= 1, true);
+          assert.deepEqual(emulator.violations(), []);
+        });
+      });
+    });
 
     it("two resumed attempts that stream without a checkpoint end the turn", async () => {
       const { logger, lines } = createMemoryLogger();
