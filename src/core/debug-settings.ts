@@ -11,11 +11,19 @@ export interface DebugLogEnvironment {
   readonly CURSOR_PROVIDER_DEBUG?: string | undefined;
   /** `CURSOR_PROVIDER_DEBUG_FILE`: an explicit log path. */
   readonly CURSOR_PROVIDER_DEBUG_FILE?: string | undefined;
+  /**
+   * `CURSOR_PROVIDER_RECOVERY_DEBUG`: `1` or `true` records only the recovery lines
+   * (interrupted Runs, resumes, rebuilds, drains, continuations): metadata without prompts
+   * or tool payloads. `CURSOR_PROVIDER_DEBUG` records everything and wins.
+   */
+  readonly CURSOR_PROVIDER_RECOVERY_DEBUG?: string | undefined;
 }
 
 /** The resolved debug log settings. */
 export interface DebugLogSettings {
   readonly enabled: boolean;
+  /** Only the recovery lines are recorded (`CURSOR_PROVIDER_RECOVERY_DEBUG`). */
+  readonly recoveryOnly?: boolean;
   /** The file path, when enabled. */
   readonly path: string | undefined;
 }
@@ -42,11 +50,23 @@ export function resolveDebugLogSettings(
   env: DebugLogEnvironment,
   process: { readonly pid: number; readonly uid: number | undefined; readonly tmpDir: string },
 ): DebugLogSettings {
-  const flag = env.CURSOR_PROVIDER_DEBUG?.trim().toLowerCase();
-  if (flag !== "1" && flag !== "true") return { enabled: false, path: undefined };
+  const full = isOn(env.CURSOR_PROVIDER_DEBUG);
+  if (!full && !isOn(env.CURSOR_PROVIDER_RECOVERY_DEBUG)) {
+    return { enabled: false, path: undefined };
+  }
+  const scope = full ? {} : { recoveryOnly: true };
   const explicit = env.CURSOR_PROVIDER_DEBUG_FILE?.trim();
-  if (explicit) return { enabled: true, path: explicit };
+  if (explicit) return { enabled: true, path: explicit, ...scope };
   const tmp = process.tmpDir.replace(/\/+$/, "") || "/tmp";
   const owner = process.uid ?? "user";
-  return { enabled: true, path: `${tmp}/cursor-provider-logs-${owner}/debug-${process.pid}.log` };
+  return {
+    enabled: true,
+    path: `${tmp}/cursor-provider-logs-${owner}/debug-${process.pid}.log`,
+    ...scope,
+  };
+}
+
+function isOn(value: string | undefined): boolean {
+  const flag = value?.trim().toLowerCase();
+  return flag === "1" || flag === "true";
 }

@@ -45,3 +45,49 @@ export function createMemoryLogger(): { logger: DebugLogger; lines: string[] } {
   const lines: string[] = [];
   return { logger: { enabled: true, line: (text) => void lines.push(text) }, lines };
 }
+
+/** The events of the recovery log (`CURSOR_PROVIDER_RECOVERY_DEBUG`): metadata only. */
+const RECOVERY_KINDS: ReadonlySet<string> = new Set([
+  "run-interrupted",
+  "resume",
+  "rebase",
+  "fresh-turn",
+  "drain",
+  "continuation",
+  "held-run-released",
+  "conversation-reset",
+  "outbound-run",
+]);
+
+/**
+ * A logger that passes on only the recovery events (interrupted Runs, resumes, rebuilds,
+ * drains, continuations, resets and outbound Runs): ids, counts, codes and reasons, never
+ * prompt text or tool payloads. Untyped lines are dropped.
+ *
+ * @param logger The sink.
+ * @returns The filtering logger.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryLogger, recoveryOnlyLogger } from "./logger.ts";
+ *
+ * const { logger, lines } = createMemoryLogger();
+ * const recovery = recoveryOnlyLogger(logger);
+ * recovery.record?.({ kind: "drain" }, "drain outcome=turn-ended");
+ * recovery.record?.({ kind: "finish" }, "finish: reason=stop");
+ * recovery.line("anything else");
+ * console.assert(lines.length === 1 && lines[0] === "drain outcome=turn-ended");
+ * ```
+ */
+export function recoveryOnlyLogger(logger: DebugLogger): DebugLogger {
+  if (!logger.enabled) return logger;
+  return {
+    enabled: true,
+    line() {},
+    record(event, text) {
+      if (!RECOVERY_KINDS.has(event.kind)) return;
+      if (logger.record) logger.record(event, text);
+      else logger.line(text);
+    },
+  };
+}

@@ -35,6 +35,15 @@ export interface Conversation<Held> {
   interruptedText?: string | undefined;
   /** Cursor's mode for the next user message (`plan` after a declined plan; unset: agent). */
   cursorMode?: string | undefined;
+  /**
+   * The turn in progress: what the conversation held when it began and what its finished
+   * steps showed. A step interrupted after earlier tool steps of the same turn falls back
+   * to it (no checkpoint holds those steps), so the next prompt's copy of the whole turn
+   * is recognised as ours.
+   */
+  turnStart?:
+    | { readonly history: string[]; readonly assistantText: string; shown: string }
+    | undefined;
   /** The request context sent last, with the key of its inputs (reused while they are unchanged). */
   requestContext: (MaterializedRequestContext & { readonly key: string }) | undefined;
   /** Host tools advertised to Cursor so far (new ones are appended, none removed). */

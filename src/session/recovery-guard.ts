@@ -106,6 +106,11 @@ export interface RetryAllowance {
    * @returns Whether the retry is allowed.
    */
   take(kind: RetryKind): boolean;
+  /**
+   * Records semantic progress (new text, reasoning or a saved checkpoint since the last
+   * failure): the 180 s window of consecutive retries without progress starts again.
+   */
+  progressed?(): void;
 }
 
 /**

@@ -46,7 +46,28 @@ export interface RetryBudget {
   request(kind: RetryKind): RetryVerdict;
   /** Records semantic progress: the consecutive-stall window starts again. */
   progressed(): void;
+  /**
+   * Records a retryable failure that reached the host: the host's next call of this turn
+   * within {@link HOST_RETRY_WINDOW_MS} is its retry and is counted.
+   *
+   * @param kind Which budget the failure draws on.
+   */
+  surfaced(kind: RetryKind): void;
+  /**
+   * Called when the host calls this turn: counts the call as a retry when a retryable
+   * failure reached the host shortly before.
+   *
+   * @returns `undefined` for an ordinary call, else the verdict on the host's retry.
+   */
+  hostRetry(): RetryVerdict | undefined;
 }
+
+/**
+ * How soon after a retryable failure reached the host its next call of the same turn is
+ * taken for the host's retry (OpenCode retries within seconds; a person sending the same
+ * message again much later is a new attempt).
+ */
+export const HOST_RETRY_WINDOW_MS = SEMANTIC_STALL_WINDOW_MS;
 
 /** Options for {@link createRetryLedger}. */
 export interface RetryLedgerOptions {
@@ -132,7 +153,17 @@ function isEndless(value: string | undefined): boolean {
 function createBudget(now: () => number, endless: boolean): RetryBudget {
   const used: Record<RetryKind, number> = { transport: 0, server: 0 };
   let stallSince: number | undefined;
+  let pending: { readonly kind: RetryKind; readonly at: number } | undefined;
   return {
+    surfaced(kind) {
+      pending = { kind, at: now() };
+    },
+    hostRetry() {
+      const failure = pending;
+      pending = undefined;
+      if (failure === undefined || now() - failure.at > HOST_RETRY_WINDOW_MS) return undefined;
+      return this.request(failure.kind);
+    },
     used,
     request(kind) {
       const at = now();

@@ -86,3 +86,49 @@ export function buildUserTurnRequest(inputs: RunRequestInputs): AgentRunRequest 
     runId: inputs.messageId,
   });
 }
+
+/** What a resumed Run's request is built from. */
+export interface ResumeRequestInputs {
+  readonly conversationId: string;
+  readonly conversationGroupId: string;
+  readonly runId: string;
+  readonly requestContext: RequestContext;
+  readonly model: RunRequestInputs["model"];
+}
+
+/**
+ * Builds the run request that resumes an interrupted turn from its latest eligible
+ * checkpoint (spliced in at encoding): `resume_action` with the request context, the
+ * same conversation.
+ *
+ * @param inputs Conversation identity, context and model.
+ * @returns The request, without `conversation_state`.
+ *
+ * @example
+ * ```ts
+ * import { buildResumeRequest } from "./run-request.ts";
+ * import { buildRequestContext } from "./request-context.ts";
+ *
+ * const request = buildResumeRequest({
+ *   conversationId: "c", conversationGroupId: "c", runId: "r",
+ *   requestContext: buildRequestContext({ workspace: { workspaceRoot: "/", osVersion: "x", shell: "sh", timeZone: "UTC" }, systemPrompt: "" }),
+ *   model: { modelId: "composer-2", maxMode: false, parameters: [] },
+ * });
+ * console.assert(request.action?.action.case === "resumeAction");
+ * ```
+ */
+export function buildResumeRequest(inputs: ResumeRequestInputs): AgentRunRequest {
+  return create(AgentRunRequestSchema, {
+    action: {
+      action: { case: "resumeAction", value: { requestContext: inputs.requestContext } },
+    },
+    conversationId: inputs.conversationId,
+    conversationGroupId: inputs.conversationGroupId,
+    requestedModel: {
+      modelId: inputs.model.modelId,
+      maxMode: inputs.model.maxMode,
+      parameters: inputs.model.parameters.map((p) => ({ id: p.id, value: p.value })),
+    },
+    runId: inputs.runId,
+  });
+}

@@ -100,6 +100,7 @@ export {
   type JsonValue,
   parseDirectives,
   type PlanStep,
+  type ToolFaultPoint,
   type ToolSpec,
 } from "./emulator/model/directive-plan.ts";
 export {

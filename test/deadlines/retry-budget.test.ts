@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import {
   createRetryLedger,
+  HOST_RETRY_WINDOW_MS,
   retryKindOf,
   SEMANTIC_STALL_WINDOW_MS,
   SERVER_RETRY_LIMIT,
@@ -39,6 +40,28 @@ describe("RetryBudget", () => {
     assert.equal(grants(() => ledger.budgetFor("s1", "fix").request("server"), 5), 1);
     assert.equal(grants(() => ledger.budgetFor("s1", "next prompt").request("server"), 5), 3);
     assert.equal(grants(() => ledger.budgetFor("s2", "fix").request("server"), 5), 3);
+  });
+
+  it("counts a host call right after a retryable failure reached the host as its retry", () => {
+    const { clock, ledger } = ledgerAt();
+    const budget = ledger.budgetFor("s1", "fix");
+    assert.equal(budget.hostRetry(), undefined, "an ordinary call");
+    budget.surfaced("server");
+    assert.deepEqual(budget.hostRetry(), { allowed: true, kind: "server", attempt: 1 });
+    assert.equal(budget.hostRetry(), undefined, "counted once per surfaced failure");
+    budget.surfaced("transport");
+    clock.now += HOST_RETRY_WINDOW_MS + 1;
+    assert.equal(budget.hostRetry(), undefined, "much later: a new attempt, not a retry");
+    assert.deepEqual(budget.used, { transport: 0, server: 1 });
+  });
+
+  it("refuses the host's retry once the turn's retries of that kind are spent", () => {
+    const { ledger } = ledgerAt();
+    const budget = ledger.budgetFor("s1", "fix");
+    grants(() => budget.request("server"), SERVER_RETRY_LIMIT);
+    budget.surfaced("server");
+    const verdict = budget.hostRetry();
+    assert.ok(verdict !== undefined && !verdict.allowed && verdict.reason === "limit");
   });
 
   for (const value of ["1", "true", "TRUE"]) {

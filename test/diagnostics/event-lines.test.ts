@@ -84,6 +84,20 @@ const GOLDEN: ReadonlyArray<readonly [DiagnosticEvent, string]> = [
     },
     "rebasing fresh Run: conversationId=c1 attempt=2 retry=transport code=network delayMs=250 resume=false",
   ],
+  [
+    {
+      kind: "resume",
+      conversationId: "c1",
+      attempt: 1,
+      retry: "transport",
+      code: "network",
+      delayMs: 0,
+      checkpointLen: 408,
+      resumesWithoutCheckpoint: 1,
+      limit: 2,
+    },
+    "resuming Run from checkpoint: conversationId=c1 attempt=1 retry=transport code=network delayMs=0 checkpointLen=408 resumesWithoutCheckpoint=1/2 resume=true",
+  ],
 ];
 
 /** A logger that keeps typed records, as the JSONL sink does. */
@@ -134,7 +148,7 @@ describe("diagnostic event lines", () => {
       code: "network",
       delayMs: 250,
     });
-    assert.deepEqual(sink.texts, GOLDEN.slice(7).map(([, line]) => line));
+    assert.deepEqual(sink.texts, GOLDEN.slice(7, 11).map(([, line]) => line));
     assert.deepEqual(sink.records.map((r) => (r as { kind: string }).kind), [
       "fresh-turn",
       "drain",

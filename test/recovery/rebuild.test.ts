@@ -1,7 +1,8 @@
 /**
- * A drop right after the host's tool results went in: the turn is rebuilt from the complete
- * host history (the tool result is in the rebuilt Run's context) and carries on, nothing
- * shown twice. New tool work the host never saw keeps the failure final.
+ * A drop right after the host's tool results went in, before Cursor saved a checkpoint
+ * that holds them (while the result drains, or right after Cursor acknowledged it): there
+ * is nothing to resume from, so the turn is rebuilt from the complete host history (the
+ * tool result is in the rebuilt Run's context) and carries on, nothing shown twice.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -15,14 +16,18 @@ import { complete, lastModelContext, quiet, session, user } from "./support.ts";
 
 for (const transport of ["sse", "http2"] as const) {
   describe(`rebuild after tool results (${transport})`, () => {
-    for (const fault of ["drop", "error code=unavailable", "goaway"]) {
-      it(`${fault} after the results: rebuilt from host history, answered once`, async () => {
+    const cases = ["drop", "error code=unavailable", "goaway"].flatMap((fault) =>
+      (["tool-result", "tool-ack"] as const).map((at) => ({ fault, at }))
+    );
+    for (const { fault, at } of cases) {
+      it(`${fault} at ${at}: rebuilt from host history, answered once`, async () => {
         const dir = mkdtempSync(join(tmpdir(), "recovery-"));
         const { logger, lines } = createMemoryLogger();
         try {
           await withEmulator({}, async (emulator) => {
             const cursor = emulatorProvider(emulator, transport, { debug: logger });
-            const prompt = `::shell echo marker-42\n::fault ${fault} times=1\n::text After tools.`;
+            const prompt =
+              `::fault ${fault} times=1 at=${at}\n::shell echo marker-42\n::text After tools.`;
             const result = streamText({
               model: cursor("gpt-5"),
               messages: [user(prompt)],
@@ -41,7 +46,14 @@ for (const transport of ["sse", "http2"] as const) {
             assert.ok(
               lines.some((l) => l.startsWith("conversation reset: reason=interrupted-run")),
             );
-            assert.ok(lines.some((l) => l.includes("retry=rebuild")));
+            // The broken Run shows either on the stream (a rebuild of the failed pass) or on the
+            // delivery of the result itself (the held Run is gone): both rebuild.
+            assert.ok(
+              lines.some((l) =>
+                l.includes("retry=rebuild") || /^continuation: .* heldRun=remote-error$/.test(l)
+              ),
+              lines.join("\n"),
+            );
             const runs = emulator.runs().filter((r) => r.transport === transport);
             assert.equal(runs.length, 2, "the broken Run and the rebuilt one");
             const steps = await result.steps;

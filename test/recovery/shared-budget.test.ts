@@ -34,6 +34,26 @@ describe("retry budget shared with the host's retries", () => {
     });
   });
 
+  it("each host retry of a retryable failure counts: after three, the next opens no Run", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator, "sse");
+      // The failure comes after an exec request: final for the provider, retryable for the host.
+      const prompt = "::text Looking.\n::fault error code=unavailable at=exec\n::shell echo x";
+      const first = await attempt(cursor, prompt, "ses_host");
+      assert.ok(APICallError.isInstance(first) && first.isRetryable, String(first));
+      assert.equal(emulator.runs().length, 1, "no replay after stateful work");
+      for (let retry = 1; retry <= 3; retry++) {
+        await attempt(cursor, prompt, "ses_host");
+        assert.equal(emulator.runs().length, 1 + retry, `host retry ${retry} opens one Run`);
+      }
+      const refused = await attempt(cursor, prompt, "ses_host");
+      assert.equal(emulator.runs().length, 4, "the fourth host retry opens no Run");
+      assert.ok(APICallError.isInstance(refused), String(refused));
+      assert.equal(refused.isRetryable, false);
+      assert.match(refused.message, /Stopped after 3 server retries/);
+    });
+  });
+
   it("another turn of the same session has its own budget", async () => {
     await withEmulator({}, async (emulator) => {
       const cursor = emulatorProvider(emulator, "sse");

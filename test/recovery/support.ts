@@ -1,5 +1,13 @@
 /** Shared pieces of the recovery tests: sessions, interrupted turns and the model's context. */
-import { jsonSchema, type ModelMessage, streamText, type Tool, tool, type ToolSet } from "ai";
+import {
+  jsonSchema,
+  type ModelMessage,
+  stepCountIs,
+  streamText,
+  type Tool,
+  tool,
+  type ToolSet,
+} from "ai";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import type { emulatorProvider } from "../support/emulator.ts";
 
@@ -120,4 +128,44 @@ export async function streamTurn(
     error = e;
   }
   return { text, error };
+}
+
+/** What a multi-step turn with host tools showed. */
+export interface ToolTurnOutcome extends TurnOutcome {
+  /** The response messages of every step (for the next turn's history). */
+  readonly messages: ModelMessage[];
+}
+
+/**
+ * Streams one user turn whose host tools really run (in `cwd`), up to four steps, and
+ * keeps its error.
+ *
+ * @returns The visible text of every step, the error, and the steps' messages.
+ */
+export async function streamToolTurn(
+  cursor: ReturnType<typeof emulatorProvider>,
+  messages: ModelMessage[],
+  sessionId: string,
+  tools: ToolSet,
+): Promise<ToolTurnOutcome> {
+  let error: unknown;
+  const result = streamText({
+    model: cursor("gpt-5"),
+    messages,
+    tools,
+    stopWhen: stepCountIs(4),
+    ...session(sessionId),
+    ...quiet,
+    onError: ({ error: e }) => {
+      error = e;
+    },
+  });
+  let text = "";
+  try {
+    for await (const delta of result.textStream) text += delta;
+  } catch (e) {
+    error = e;
+  }
+  const response = error === undefined ? (await result.response).messages : [];
+  return { text, error, messages: response };
 }

@@ -11,7 +11,7 @@
 import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import type { DebugLogger, DiagnosticRecord } from "../../core/logger.ts";
+import { type DebugLogger, type DiagnosticRecord, recoveryOnlyLogger } from "../../core/logger.ts";
 import { redactSecrets } from "../../core/cursor-error.ts";
 import {
   DEBUG_LOG_SIZE_CAP_BYTES,
@@ -69,7 +69,11 @@ export function createFileDebugLogger(options: FileDebugLoggerOptions = {}): Deb
   const cap = options.sizeCapBytes ?? DEBUG_LOG_SIZE_CAP_BYTES;
   const now = options.now ?? (() => new Date());
   const announce = options.announce ?? ((line: string) => process.stderr.write(`${line}\n`));
-  announce(`[cursor-provider] CURSOR_PROVIDER_DEBUG logging to ${path}`);
+  announce(
+    settings.recoveryOnly === true
+      ? `[cursor-provider] CURSOR_PROVIDER_RECOVERY_DEBUG logging recovery lines to ${path}`
+      : `[cursor-provider] CURSOR_PROVIDER_DEBUG logging to ${path}`,
+  );
   const append = (line: string) =>
     appendPrivateLine(path, line, {
       capBytes: cap,
@@ -116,19 +120,21 @@ export function createFileDebugLogger(options: FileDebugLoggerOptions = {}): Deb
       // A failing log must never fail the model call.
     }
   };
+  const scoped = (logger: DebugLogger) =>
+    settings.recoveryOnly === true ? recoveryOnlyLogger(logger) : logger;
   if (!jsonl) {
-    return {
+    return scoped({
       enabled: true,
       line: (text) => write(`${now().toISOString()} ${redactSecrets(text)}\n`),
-    };
+    });
   }
   const json = (fields: object) =>
     write(`${redactSecrets(JSON.stringify({ time: now().toISOString(), ...fields }))}\n`);
-  return {
+  return scoped({
     enabled: true,
     line: (text) => json({ kind: "text", text }),
     record: (event: DiagnosticRecord) => json(event),
-  };
+  });
 }
 
 function fileSize(path: string): number {

@@ -15,6 +15,7 @@ import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
 import type { RunEvent } from "../../session/run-events.ts";
 import { ReplayGuard } from "../../session/recovery-guard.ts";
+import { CheckpointEligibility } from "../../session/checkpoint-eligibility.ts";
 import type { ExecServerMessage } from "../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../gen/agent/v1/common_pb.ts";
 import type { TaskToolArgs } from "../../gen/agent/v1/tool_call_pb.ts";
@@ -80,6 +81,12 @@ export class ActiveTurn {
   readonly guard: ReplayGuard = new ReplayGuard();
   /** Replay barriers seen since the current pass began. */
   passGuard: ReplayGuard = new ReplayGuard();
+  /** The turn's latest resume-eligible checkpoint (carried over to a resumed attempt). */
+  checkpoints: CheckpointEligibility = new CheckpointEligibility();
+  /** This attempt continues an interrupted one from a checkpoint (`resume_action`). */
+  resumed = false;
+  /** Why the Run failed while it was held for the host's tool results, if it did. */
+  heldFailure: unknown;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #pending = new Map<string, PendingCall>();
   #todoSignature: string | undefined;
@@ -236,7 +243,13 @@ export class ActiveTurn {
       const next: IteratorResult<RunEvent, void> | "window-closed" = batchOpen
         ? await raceWindow(upcoming, BATCH_WINDOW_MS)
         : await upcoming;
-      if (next === "window-closed") return "tool-calls";
+      if (next === "window-closed") {
+        // Held for the host's results: a Run that breaks meanwhile is known before they come.
+        upcoming.catch((error: unknown) => {
+          this.heldFailure ??= error;
+        });
+        return "tool-calls";
+      }
       this.#next = undefined;
       if (next.done) {
         for (const part of closeOpenParts(this.state)) emit(part);
@@ -245,6 +258,7 @@ export class ActiveTurn {
       const event: RunEvent = next.value;
       this.guard.observe(event);
       this.passGuard.observe(event);
+      this.checkpoints.observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#bridge(event.exec, tools, emit)) || batchOpen;
         continue;

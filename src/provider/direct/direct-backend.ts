@@ -7,7 +7,6 @@
  * @module
  */
 import type {
-  LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3ToolResultPart,
   SharedV3Warning,
@@ -31,7 +30,7 @@ import { planTurn } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { replayFreshRun } from "./recovery-run.ts";
-import type { RetryAllowance } from "../../session/recovery-guard.ts";
+import { surfaceFailure, turnAllowance, turnBudget } from "./recovery-budget.ts";
 import { rebuildHook } from "./recovery-rebuild.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
@@ -113,8 +112,28 @@ export class DirectBackend implements TurnBackend {
    */
   async stream(call: CallArgs): Promise<BackendTurn> {
     const warnings: SharedV3Warning[] = [];
-    const started = await this.#stream(call, warnings);
-    return { ...started, warnings };
+    try {
+      const started = await this.#stream(call, warnings);
+      return { ...started, warnings };
+    } catch (error) {
+      surfaceFailure(this.#config, this.#hostRetryKey(call), call.options.prompt, error);
+      throw error;
+    }
+  }
+
+  /** The session a host retry of this call is counted in (none for metadata calls). */
+  #hostRetryKey(call: CallArgs): string | undefined {
+    try {
+      const options = call.options;
+      const cursorOptions = readCursorOptions(options.providerOptions, this.#config.providerName);
+      const converted = convertPrompt(options.prompt, { supportsImages: true });
+      const tools = classifyHostTools(call.tools);
+      if (isCompactionCall(converted.systemPrompt, tools)) return undefined;
+      if (isMetadataCall(converted.systemPrompt, tools)) return undefined;
+      return sessionKey(options.headers, cursorOptions);
+    } catch {
+      return undefined; // the call's own failure says what was wrong with it
+    }
   }
 
   async #stream(call: CallArgs, warnings: SharedV3Warning[]): Promise<StartedTurn> {
@@ -134,6 +153,13 @@ export class DirectBackend implements TurnBackend {
     // The mark is written at once: a restart before the next turn still rebases.
     const compacted = compaction ? markCompaction(config, session) : undefined;
     if (compacted) await persistConversation(config, compacted);
+    if (key !== undefined) {
+      // The host's retry of a turn whose failure it just saw counts against the same budget.
+      const verdict = turnBudget(config, key, options.prompt).hostRetry();
+      if (verdict?.allowed === false) {
+        throw new CursorError("interrupted", verdict.message, { retryable: false });
+      }
+    }
     const results = metadataCall ? [] : trailingToolResults(options.prompt);
     const resumed = await this.#resumeHeld(
       {
@@ -264,6 +290,7 @@ export class DirectBackend implements TurnBackend {
     let delivered: string[];
     turn.interactions.sessionRules = input.sessionRules;
     try {
+      if (turn.heldFailure !== undefined) throw turn.heldFailure;
       delivered = await turn.deliverResults(results);
     } catch (error) {
       // The held Run broke while the host ran its tools, or lives in a request or isolate
@@ -278,6 +305,7 @@ export class DirectBackend implements TurnBackend {
       return undefined;
     }
     for (const message of delivered) warnings.push({ type: "other", message });
+    const allowance = turnAllowance(config, key, options.prompt);
     const stream = await openTurnStream({
       turn,
       config,
@@ -287,8 +315,10 @@ export class DirectBackend implements TurnBackend {
       tools,
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
-      recover: rebuildHook(config, { ...input, conversation, resultsComplete }),
+      recover: rebuildHook(config, { ...input, conversation, resultsComplete, allowance }),
       handoff: planHandoff(config, input, () => conversation),
+      progressed: () => allowance.progressed?.(),
+      surfaced: (error) => surfaceFailure(config, key, options.prompt, error),
       diagnostics: {
         sessionKey: key ?? "none",
         ...(turn.startFacts ?? {
@@ -313,6 +343,7 @@ export class DirectBackend implements TurnBackend {
     const conversation = plan.conversation;
     const { openTurn, requestContext } = await prepareRun(config, input);
     const turn = await openTurn();
+    const allowance = turnAllowance(config, input.key, options.prompt);
     const requestContextHash = await shortHash(requestContext.bytes);
     turn.startFacts = {
       continuity: plan.continuity,
@@ -332,12 +363,21 @@ export class DirectBackend implements TurnBackend {
       abortSignal: options.abortSignal,
       usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
       handoff: planHandoff(config, input, () => conversation),
+      progressed: () => allowance.progressed?.(),
+      surfaced: (error) => surfaceFailure(config, input.key, options.prompt, error),
       recover: replayFreshRun({
         config,
         conversationId: plan.conversationId,
         open: openTurn,
         abortSignal: options.abortSignal,
-        allowance: turnAllowance(config, input.key, options.prompt),
+        allowance,
+        resume: {
+          groupId: plan.groupId,
+          selection,
+          requestContext: conversation?.requestContext ?? requestContext,
+          key: input.key,
+          abortSignal: options.abortSignal,
+        },
       }),
       diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
     });
@@ -356,19 +396,4 @@ export class DirectBackend implements TurnBackend {
 interface StartedTurn {
   readonly stream: ReadableStream<LanguageModelV3StreamPart>;
   readonly requestBody: Record<string, unknown>;
-}
-
-/**
- * The replay allowance of a turn, drawn from the shared budget of the session's turn (its
- * last user message), so replays of the host's own retries of that turn count against the
- * same 10 transport and 3 server retries (`CURSOR_ENDLESS_RETRIES` lifts the counts).
- */
-function turnAllowance(
-  config: ProviderConfig,
-  key: string | undefined,
-  prompt: LanguageModelV3Prompt,
-): RetryAllowance {
-  const lastUser = [...prompt].reverse().find((message) => message.role === "user");
-  const budget = config.retries.budgetFor(key ?? "anonymous", JSON.stringify(lastUser ?? null));
-  return { take: (kind) => budget.request(kind).allowed };
 }

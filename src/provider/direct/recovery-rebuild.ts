@@ -9,7 +9,12 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
-import { createTurnAllowance, retryKind } from "../../session/recovery-guard.ts";
+import {
+  createTurnAllowance,
+  type RetryAllowance,
+  retryKind,
+} from "../../session/recovery-guard.ts";
+import { resumeFromCheckpoint } from "./recovery-resume.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { heldRunFailure, logRebase, logRunInterrupted } from "./recovery-lines.ts";
@@ -39,6 +44,50 @@ export function mayRebuild(facts: {
   return facts.retryable && facts.resultsComplete && !facts.shown && !unrepresented;
 }
 
+/** Bytes per token of the size estimate (English text and JSON average about four). */
+const BYTES_PER_TOKEN = 4;
+
+/**
+ * Whether rebuilding from host history would overflow the model's context window: the
+ * seed text (with the system prompt) is estimated at four bytes a token against the
+ * window Cursor reported in its latest checkpoint. An overflow is a `context_overflow`
+ * error, shown to the host with status 413 so it compacts the conversation.
+ *
+ * @param prompt The host prompt ending with the tool results.
+ * @param systemPrompt The system prompt the rebuilt Run would send.
+ * @param windowTokens The model's context window, when known.
+ * @returns The error, or `undefined` when the rebuild fits (or the window is unknown).
+ *
+ * @example
+ * ```ts
+ * import { rebuildOverflow } from "./recovery-rebuild.ts";
+ *
+ * const prompt = [
+ *   { role: "user" as const, content: [{ type: "text" as const, text: "List" }] },
+ *   { role: "tool" as const, content: [{ type: "tool-result" as const, toolCallId: "c", toolName: "bash", output: { type: "text" as const, value: "x".repeat(400) } }] },
+ * ];
+ * console.assert(rebuildOverflow(prompt, "", 50)?.code === "context_overflow");
+ * console.assert(rebuildOverflow(prompt, "", 10_000) === undefined);
+ * ```
+ */
+export function rebuildOverflow(
+  prompt: LanguageModelV3Prompt,
+  systemPrompt: string,
+  windowTokens: number | undefined,
+): CursorError | undefined {
+  if (windowTokens === undefined || windowTokens <= 0) return undefined;
+  const text = renderHistoryForReseed(prompt);
+  if (text === undefined) return undefined;
+  const bytes = new TextEncoder().encode(systemPrompt + text).length;
+  const tokens = Math.ceil(bytes / BYTES_PER_TOKEN);
+  if (tokens <= windowTokens) return undefined;
+  return new CursorError(
+    "context_overflow",
+    `The conversation is too long to rebuild after the interruption: about ${tokens} tokens for a context of ${windowTokens}; compact it and go on`,
+    { retryable: false },
+  );
+}
+
 /**
  * The plan of a rebuilt turn: the conversation gets a new Cursor id and starts cold with
  * the whole host history, tool results included.
@@ -63,6 +112,7 @@ export function rebuildPlan(
   conversation.checkpointCategories = undefined;
   conversation.frozenSystemPrompt = systemPrompt;
   conversation.requestContext = undefined;
+  conversation.turnStart = undefined;
   return {
     conversationId: conversation.conversationId,
     groupId: conversation.groupId,
@@ -91,12 +141,26 @@ export function rebuildHook(
   input: Omit<RunInputs, "plan"> & {
     readonly conversation: Conversation<ActiveTurn> | undefined;
     readonly resultsComplete: boolean;
+    /** The turn's retry allowance (shared with the host's retries of the turn). */
+    readonly allowance?: RetryAllowance;
   },
 ): NonNullable<TurnStreamContext["recover"]> {
-  const allowance = createTurnAllowance();
+  const allowance = input.allowance ?? createTurnAllowance();
   let replay: NonNullable<TurnStreamContext["recover"]> | undefined;
   return async (failed) => {
     if (replay !== undefined) return await replay(failed);
+    if (input.conversation !== undefined) {
+      const verdict = await resumeFromCheckpoint(config, failed, {
+        groupId: input.conversation.groupId,
+        selection: input.selection,
+        requestContext: input.conversation.requestContext,
+        key: input.key,
+        abortSignal: input.options.abortSignal,
+        allowance,
+      });
+      if (verdict.kind === "resumed") return verdict.turn;
+      if (verdict.kind === "final") return undefined;
+    }
     const failure = CursorError.from(failed.error);
     const rebuild = input.conversation !== undefined && mayRebuild({
       turn: failed.turn,
@@ -121,6 +185,12 @@ export function rebuildHook(
       return undefined;
     }
     const systemPrompt = input.conversation.frozenSystemPrompt ?? input.converted.systemPrompt;
+    const overflow = rebuildOverflow(
+      input.options.prompt,
+      systemPrompt,
+      failed.turn.state.latestMax,
+    );
+    if (overflow !== undefined) throw overflow;
     const plan = rebuildPlan(
       input.conversation,
       input.options.prompt,

@@ -18,6 +18,12 @@ import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "./active-turn.ts";
 import { logRebase, logRunInterrupted } from "./recovery-lines.ts";
 import type { TurnStreamContext } from "./turn-stream.ts";
+import {
+  resumeFromCheckpoint,
+  type ResumeInputs,
+  sleepUnlessAborted,
+  spentRetries,
+} from "./recovery-resume.ts";
 
 /**
  * The `recover` hook of a turn started by a user message.
@@ -32,10 +38,20 @@ export function replayFreshRun(input: {
   readonly open: () => Promise<ActiveTurn>;
   readonly abortSignal: AbortSignal | undefined;
   readonly allowance?: RetryAllowance;
+  /** Resuming from an eligible checkpoint (tried before a replay). */
+  readonly resume?: Omit<ResumeInputs, "allowance">;
 }): NonNullable<TurnStreamContext["recover"]> {
   const allowance = input.allowance ?? createTurnAllowance();
   const { logger } = input.config;
   return async ({ error, turn, attempt }) => {
+    if (input.resume !== undefined) {
+      const verdict = await resumeFromCheckpoint(input.config, { error, turn, attempt }, {
+        ...input.resume,
+        allowance,
+      });
+      if (verdict.kind === "resumed") return verdict.turn;
+      if (verdict.kind === "final") return undefined;
+    }
     const failure = CursorError.from(error);
     const barrier = turn.pumpPasses > 1 ? "tool-results" : turn.guard.barrier;
     const replaySafe = barrier === undefined && failure.retryable;
@@ -51,7 +67,7 @@ export function replayFreshRun(input: {
     if (!replaySafe || input.abortSignal?.aborted) return undefined;
     if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return undefined;
     const kind = retryKind(failure);
-    if (!allowance.take(kind)) throw spent(failure, kind);
+    if (!allowance.take(kind)) throw spentRetries(failure, kind);
     const delay = replayDelayMs(attempt, failure.retryAfterMs);
     if (logger.enabled) {
       logRebase(logger, {
@@ -62,45 +78,9 @@ export function replayFreshRun(input: {
         delayMs: delay,
       });
     }
-    if (!(await sleep(delay, input.abortSignal))) return undefined;
+    if (!(await sleepUnlessAborted(delay, input.abortSignal))) return undefined;
     const replay = await input.open();
     replay.startFacts = turn.startFacts;
     return replay;
   };
-}
-
-/** Waits, unless the call is aborted first; resolves whether the wait completed. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * The failure once the turn's replays of this kind are spent: final, so the host does not
- * multiply them with its own retries.
- */
-function spent(failure: CursorError, kind: string): CursorError {
-  return new CursorError(
-    failure.code,
-    `${failure.message} (the turn's ${kind} retries are spent)`,
-    {
-      retryable: false,
-      retryAfterMs: failure.retryAfterMs,
-      connectCode: failure.connectCode,
-      httpStatus: failure.httpStatus,
-      detail: failure.detail,
-      cause: failure,
-    },
-  );
 }

@@ -12,9 +12,14 @@ import { CursorError } from "../../core/cursor-error.ts";
 import { sha256Hex } from "../../core/bytes.ts";
 import { encodeRunRequestMessage } from "../../protocol/run-request-bytes.ts";
 import { AgentRun } from "../../session/agent-run.ts";
-import { materializeRequestContext, requestContextKey } from "../../session/request-context.ts";
-import { buildUserTurnRequest } from "../../session/run-request.ts";
-import { noteRun, planBlobPush } from "../../session/blob-push.ts";
+import {
+  type MaterializedRequestContext,
+  materializeRequestContext,
+  requestContextKey,
+} from "../../session/request-context.ts";
+import { buildResumeRequest, buildUserTurnRequest } from "../../session/run-request.ts";
+import type { RequestContext } from "../../gen/agent/v1/request_context_pb.ts";
+import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../session/blob-push.ts";
 import { buildExecutePlanRequest } from "../../session/interactions.ts";
 import { AgentMode } from "../../gen/agent/v1/common_pb.ts";
 import { readCursorOptions } from "./model-options.ts";
@@ -99,31 +104,17 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
   const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
   const openTurn = async (): Promise<ActiveTurn> => {
-    const requestId = config.generateId();
-    const headers = await config.headers(requestId, options.abortSignal);
-    const agentBaseURL = await config.agentOrigin(headers, options.abortSignal);
-    const stream = await config.transport.openRun({ agentBaseURL, headers, requestId });
-    const run = new AgentRun(stream, {
-      blobs: config.blobs,
+    const turn = await openActiveTurn(config, {
+      requestBytes,
       requestContext: requestContext.message,
-      logger: config.logger,
-    });
-    if (options.abortSignal?.aborted) {
-      run.close();
-      throw new CursorError("canceled", "Request was canceled");
-    }
-    if (conversation) noteRun(conversation.serverBlobs, run.activity, pushed.length > 0);
-    await run.start(requestBytes);
-    const turn = new ActiveTurn({
-      run,
       conversationId: plan.conversationId,
       modelId: selection.modelId,
       priorUsed: plan.priorUsed,
       priorCategories: conversation?.checkpointCategories,
-      newId: config.generateId,
-      logger: config.logger,
-      workspaceRoot: config.workspace.workspaceRoot,
-      images: config.images,
+      abortSignal: options.abortSignal,
+      blobPush: conversation === undefined
+        ? undefined
+        : { serverBlobs: conversation.serverBlobs, pushed: pushed.length > 0 },
     });
     // The ledger prices the variant the Run asked for (a Fast variant at its Fast rates).
     config.billing.variantOf.set(turn, selection.parameters);
@@ -156,6 +147,116 @@ function agentMode(mode: string | undefined): AgentMode {
     default:
       return AgentMode.AGENT;
   }
+}
+
+/** What opening one Run takes. */
+interface OpenInputs {
+  readonly requestBytes: Uint8Array;
+  readonly requestContext: RequestContext;
+  readonly conversationId: string;
+  readonly modelId: string;
+  readonly priorUsed: number | undefined;
+  readonly priorCategories: Record<string, number> | undefined;
+  readonly abortSignal: AbortSignal | undefined;
+  /** The conversation's belief about the server's blobs, and whether this Run pushed any. */
+  readonly blobPush?: {
+    readonly serverBlobs: ServerBlobKnowledge;
+    readonly pushed: boolean;
+  } | undefined;
+}
+
+/** Opens a Run on a new request id (current credentials) and starts it with the request. */
+async function openActiveTurn(config: ProviderConfig, input: OpenInputs): Promise<ActiveTurn> {
+  const requestId = config.generateId();
+  const headers = await config.headers(requestId, input.abortSignal);
+  const agentBaseURL = await config.agentOrigin(headers, input.abortSignal);
+  const stream = await config.transport.openRun({ agentBaseURL, headers, requestId });
+  const run = new AgentRun(stream, {
+    blobs: config.blobs,
+    requestContext: input.requestContext,
+    logger: config.logger,
+  });
+  if (input.abortSignal?.aborted) {
+    run.close();
+    throw new CursorError("canceled", "Request was canceled");
+  }
+  if (input.blobPush) noteRun(input.blobPush.serverBlobs, run.activity, input.blobPush.pushed);
+  await run.start(input.requestBytes);
+  return new ActiveTurn({
+    run,
+    conversationId: input.conversationId,
+    modelId: input.modelId,
+    priorUsed: input.priorUsed,
+    priorCategories: input.priorCategories,
+    newId: config.generateId,
+    logger: config.logger,
+    workspaceRoot: config.workspace.workspaceRoot,
+    images: config.images,
+  });
+}
+
+/**
+ * Opens the Run that resumes an interrupted turn from its latest eligible checkpoint
+ * (`resume_action`, same conversation) and writes its `outbound Run:` line (`resume=true`).
+ * The new attempt carries the failed one's checkpoint tracker.
+ *
+ * @param config The provider configuration.
+ * @param failed The interrupted attempt.
+ * @param input The conversation's group, model, request context, session key and the
+ *   call's abort signal.
+ * @returns The resumed attempt.
+ * @throws {CursorError} `interrupted` when the failed attempt has no eligible checkpoint.
+ */
+export async function openResumedTurn(
+  config: ProviderConfig,
+  failed: ActiveTurn,
+  input: {
+    readonly groupId: string;
+    readonly selection: ReturnType<typeof selectModel>;
+    readonly requestContext: MaterializedRequestContext;
+    readonly key: string | undefined;
+    readonly abortSignal: AbortSignal | undefined;
+  },
+): Promise<ActiveTurn> {
+  const checkpoint = failed.checkpoints.eligible;
+  if (checkpoint === undefined) {
+    throw new CursorError("interrupted", "The turn has no checkpoint to resume from");
+  }
+  const request = buildResumeRequest({
+    conversationId: failed.conversationId,
+    conversationGroupId: input.groupId,
+    runId: config.generateId(),
+    requestContext: input.requestContext.message,
+    model: input.selection,
+  });
+  emitDiagnostic(config.logger, {
+    kind: "outbound-run",
+    sessionKey: input.key ?? "none",
+    conversationId: failed.conversationId,
+    model: input.selection.modelId,
+    transport: config.transport.kind,
+    reset: false,
+    resume: true,
+    checkpointLen: checkpoint.length,
+    requestContext: "reused",
+    requestContextLen: input.requestContext.bytes.length,
+    systemPromptSent: false,
+  });
+  const turn = await openActiveTurn(config, {
+    requestBytes: encodeRunRequestMessage(request, checkpoint),
+    requestContext: input.requestContext.message,
+    conversationId: failed.conversationId,
+    modelId: failed.modelId,
+    priorUsed: failed.priorUsed,
+    priorCategories: failed.priorCategories,
+    abortSignal: input.abortSignal,
+  });
+  config.billing.variantOf.set(turn, input.selection.parameters);
+  turn.interactions.sessionRules = failed.interactions.sessionRules;
+  turn.checkpoints = failed.checkpoints.carry();
+  turn.resumed = true;
+  turn.startFacts = failed.startFacts;
+  return turn;
 }
 
 async function logOutbound(

@@ -43,6 +43,10 @@ export interface TurnStreamContext extends PassContext {
    * approved in it), or `undefined` to finish.
    */
   readonly handoff?: (turn: ActiveTurn) => Promise<ActiveTurn | undefined>;
+  /** Called before `recover` when the turn made progress since the last failure. */
+  readonly progressed?: () => void;
+  /** Called with the failure that ends this call (the host may retry it). */
+  readonly surfaced?: (error: unknown) => void;
 }
 
 /**
@@ -70,6 +74,14 @@ export async function openTurnStream(
   };
   const { config } = context;
   let turn = context.turn;
+  const conversation = context.conversation;
+  if (turn.pumpPasses === 0 && conversation) {
+    conversation.turnStart = {
+      history: conversation.history,
+      assistantText: conversation.lastAssistantText,
+      shown: "",
+    };
+  }
   turn.beginPass();
   let finished = false;
   const onAbort = () => {
@@ -79,6 +91,15 @@ export async function openTurnStream(
   context.abortSignal?.addEventListener("abort", onAbort, { once: true });
   let failure: unknown;
   const ledger = new VisibleLedger();
+  // How much the host had seen when the turn's latest eligible checkpoint arrived: a Run
+  // resumed from it repeats only what came after.
+  let mark = { text: 0, reasoning: 0 };
+  const watch = (watched: ActiveTurn) => {
+    watched.checkpoints.onEligible = () => {
+      mark = { text: ledger.text.length, reasoning: ledger.reasoning.length };
+    };
+  };
+  watch(turn);
   const done = (async () => {
     try {
       let forward = (part: LanguageModelV3StreamPart) => {
@@ -87,6 +108,7 @@ export async function openTurnStream(
       };
       let outcome: "tool-calls" | "turn-ended" | undefined;
       let recover = context.recover;
+      let lastProgress = "0:0:0:0";
       for (let attempt = 0; outcome === undefined; attempt++) {
         try {
           outcome = await turn.pump((part) => forward(part), context.tools);
@@ -100,6 +122,11 @@ export async function openTurnStream(
             outcome = undefined;
           }
         } catch (error) {
+          const progress = `${ledger.text.length}:${ledger.reasoning.length}:${
+            turn.checkpoints.eligible?.length ?? 0
+          }:${turn.guard.checkpoints}`;
+          if (progress !== lastProgress) context.progressed?.();
+          lastProgress = progress;
           const replay = await recover?.({
             error,
             turn,
@@ -112,7 +139,10 @@ export async function openTurnStream(
           replay.beginPass();
           replay.state.partCounter = turn.state.partCounter;
           turn = replay;
-          const filter = new ReplayFilter(ledger.text, ledger.reasoning);
+          watch(turn);
+          const filter = replay.resumed
+            ? new ReplayFilter(ledger.text.slice(mark.text), ledger.reasoning.slice(mark.reasoning))
+            : new ReplayFilter(ledger.text, ledger.reasoning);
           forward = (part) => {
             for (const shown of filter.map(part)) {
               ledger.record(shown);
@@ -123,14 +153,17 @@ export async function openTurnStream(
       }
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
+      if (conversation?.turnStart) conversation.turnStart.shown += ledger.text;
       finishPass({ ...context, turn }, outcome, emit);
     } catch (error) {
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
       turn.close();
       interruptRun(config.billing, turn);
-      // The host keeps this partial answer; the next prompt's copy of it is ours.
-      if (context.conversation) context.conversation.interruptedText = ledger.text;
+      context.surfaced?.(error);
+      // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
+      // holds): the next prompt's copy of them is ours.
+      if (conversation) interrupted(conversation, ledger.text);
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -161,6 +194,18 @@ export async function openTurnStream(
   });
 }
 
+/** Rolls a conversation back to its turn's start after a pass the host interrupted. */
+function interrupted(conversation: NonNullable<TurnStreamContext["conversation"]>, shown: string) {
+  const start = conversation.turnStart;
+  if (start === undefined) {
+    conversation.interruptedText = shown;
+    return;
+  }
+  conversation.history = start.history;
+  conversation.lastAssistantText = start.assistantText;
+  conversation.interruptedText = start.shown + shown;
+}
+
 function finishPass(
   context: TurnStreamContext,
   outcome: "tool-calls" | "turn-ended",
@@ -171,6 +216,7 @@ function finishPass(
     conversation.history = promptDigests(context.prompt);
     conversation.lastAssistantText = turn.state.text;
     conversation.interruptedText = undefined;
+    if (outcome === "turn-ended") conversation.turnStart = undefined;
   }
   if (outcome === "tool-calls") {
     if (conversation) config.conversations.hold(conversation, turn);

@@ -348,6 +348,21 @@ export interface WorkspaceFactsReusedEvent {
   readonly ageMs: number;
 }
 
+/** `resuming Run from checkpoint:` — an interrupted turn resumes from its eligible checkpoint. */
+export interface ResumeEvent {
+  readonly kind: "resume";
+  readonly conversationId: string;
+  readonly attempt: number;
+  /** Which retry allowance the resume used. */
+  readonly retry: string;
+  readonly code: string;
+  readonly delayMs: number;
+  readonly checkpointLen: number;
+  /** Resumed attempts in a row that streamed without saving a checkpoint. */
+  readonly resumesWithoutCheckpoint: number;
+  readonly limit: number;
+}
+
 /** Every debug line of the direct backend. */
 export type DiagnosticEvent =
   | OutboundRunEvent
@@ -379,4 +394,5 @@ export type DiagnosticEvent =
   | GitDiscoveryEvent
   | GitTimeoutEvent
   | GitUnavailableEvent
-  | WorkspaceFactsReusedEvent;
+  | WorkspaceFactsReusedEvent
+  | ResumeEvent;

@@ -15,6 +15,7 @@ import type {
   FinishEvent,
   FreshTurnEvent,
   RebaseEvent,
+  ResumeEvent,
   RunInterruptedEvent,
   TurnEndedRawEvent,
   UsageValidationEvent,
@@ -141,7 +142,7 @@ export function emitDiagnostic(logger: DebugLogger, event: DiagnosticEvent): voi
 }
 
 function recoveryText(
-  event: FreshTurnEvent | DrainEvent | RunInterruptedEvent | RebaseEvent,
+  event: FreshTurnEvent | DrainEvent | RunInterruptedEvent | RebaseEvent | ResumeEvent,
 ): string {
   switch (event.kind) {
     case "fresh-turn":
@@ -152,6 +153,8 @@ function recoveryText(
       return `Run interrupted: conversationId=${event.conversationId} code=${event.code} streamedChars=${event.streamedChars} replaySafe=${event.replaySafe} checkpoints=${event.checkpoints}`;
     case "rebase":
       return `rebasing fresh Run: conversationId=${event.conversationId} attempt=${event.attempt} retry=${event.retry} code=${event.code} delayMs=${event.delayMs} resume=false`;
+    case "resume":
+      return `resuming Run from checkpoint: conversationId=${event.conversationId} attempt=${event.attempt} retry=${event.retry} code=${event.code} delayMs=${event.delayMs} checkpointLen=${event.checkpointLen} resumesWithoutCheckpoint=${event.resumesWithoutCheckpoint}/${event.limit} resume=true`;
   }
 }
 

@@ -159,6 +159,17 @@ export const ERROR_PRESETS: Readonly<Record<string, Extract<FaultSpec, { kind: "
     message: "Resource exhausted",
     detail: detail("ERROR_RESOURCE_EXHAUSTED", "Resource exhausted", "", true),
   },
+  "context-too-long": {
+    kind: "error",
+    code: "invalid_argument",
+    message: "Conversation too long",
+    detail: detail(
+      "ERROR_CONVERSATION_TOO_LONG",
+      "Conversation too long",
+      "Summarize the conversation or start a new one.",
+      false,
+    ),
+  },
   "internal": { kind: "error", code: "internal", message: "Internal error" },
   "canceled": { kind: "error", code: "canceled", message: "Canceled" },
 };
@@ -189,7 +200,8 @@ export class FaultController {
    * Arms a fault.
    *
    * @param spec What goes wrong (or a preset name: `rate-limit`, `quota`, `unavailable`,
-   *   `unauthenticated`, `bad-model`, `resource-exhausted`, `internal`, `canceled`).
+   *   `unauthenticated`, `bad-model`, `resource-exhausted`, `context-too-long`, `internal`,
+   *   `canceled`).
    * @param target Which Runs; default the next one.
    * @throws {Error} for an unknown preset, or an open-stage fault aimed at a conversation
    *   (the conversation is unknown when the Run is opened).

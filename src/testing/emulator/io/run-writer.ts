@@ -113,6 +113,15 @@ export class RunWriter {
     }).catch(() => {});
   }
 
+  /** Fires a fault now, behind the writes already queued (a fault between two frames). */
+  fireNow(spec: FaultSpec): Promise<void> {
+    return this.#enqueue(async () => {
+      if (this.#ended !== undefined) return;
+      this.#options.onFault(`${spec.kind} at frame ${this.frames}`);
+      await this.#fire(spec);
+    });
+  }
+
   /** Ends with `{}` or an error end-of-stream (no-op once ended). */
   finish(error?: EmulatedError): Promise<void> {
     return this.#enqueue(async () => {

@@ -33,6 +33,8 @@ export interface ToolEnv {
   readonly conversation: ConversationEntry;
   /** Remembers a plan the client accepted, under the `plan_uri` it answered with. */
   acceptPlan(uri: string, plan: { readonly name: string; readonly plan: string }): void;
+  /** Called once an exec request went out (a `::fault … at=exec` fires here). */
+  onExecSent?: (() => void) | undefined;
 }
 
 /** The `message` oneof of an exec request. */
@@ -63,6 +65,7 @@ export async function execOnClient(
   await env.io.writer.send(create(AgentServerMessageSchema, {
     message: { case: "execServerMessage", value: { id, message: request } },
   }));
+  env.onExecSent?.();
   const outcome = await done;
   record.resultCase = outcome.shell?.terminal ?? outcome.result?.case;
   record.thrown = outcome.thrown;

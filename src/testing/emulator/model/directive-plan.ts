@@ -131,8 +131,29 @@ export type PlanStep =
     readonly fault: FaultSpec;
     /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
     readonly times?: number;
+    /** Fire later, at this point of the next tool step (`at=exec|tool-result|tool-ack`). */
+    readonly point?: ToolFaultPoint;
+    /** With `point`: fire this long after the point is reached (`delay=<duration>`). */
+    readonly delayMs?: number;
   }
   | { readonly kind: "error"; readonly message: string };
+
+/**
+ * Points inside a tool step where a deferred fault fires: `exec` once the exec request went
+ * out (the client runs the tool); `tool-result` once the client's result arrived, before
+ * Cursor acknowledges it (the result drains); `tool-ack` right after the
+ * `tool_call_completed` acknowledgement, before the settled checkpoint.
+ *
+ * @example
+ * ```ts
+ * import { parseDirectives, type ToolFaultPoint } from "../../mod.ts";
+ *
+ * const point: ToolFaultPoint = "tool-result";
+ * const [step] = parseDirectives(`::fault drop times=1 at=${point}`);
+ * console.assert(step?.kind === "fault" && step.point === "tool-result");
+ * ```
+ */
+export type ToolFaultPoint = "exec" | "tool-result" | "tool-ack";
 
 /** Largest `::emit` accepted: 8 MiB. */
 const MAX_EMIT_BYTES = 8 * 1024 * 1024;
@@ -360,8 +381,30 @@ function parseFault(rest: string): PlanStep {
   };
   const after = number("after", 0);
   const step = faultStep(kind, options, number, after);
-  if (step.kind !== "fault" || !options.has("times")) return step;
-  return { ...step, times: Math.max(0, number("times", 1)) };
+  if (step.kind !== "fault") return step;
+  const at = options.get("at");
+  if (at !== undefined && at !== "exec" && at !== "tool-result" && at !== "tool-ack") {
+    return {
+      kind: "error",
+      message: `Directive ::fault at= takes exec, tool-result or tool-ack, got ${
+        JSON.stringify(at)
+      }`,
+    };
+  }
+  const delay = options.get("delay");
+  const delayMs = delay === undefined ? undefined : parseDuration(delay);
+  if (delay !== undefined && (delayMs === undefined || at === undefined)) {
+    return {
+      kind: "error",
+      message: `Directive ::fault delay= needs at= and a duration, got ${JSON.stringify(delay)}`,
+    };
+  }
+  return {
+    ...step,
+    ...(options.has("times") ? { times: Math.max(0, number("times", 1)) } : {}),
+    ...(at === undefined ? {} : { point: at }),
+    ...(delayMs === undefined ? {} : { delayMs }),
+  };
 }
 
 function faultStep(

@@ -10,7 +10,7 @@
  * @module
  */
 import { accountPrompt, assemblePrompt } from "../conversation/prompt-cache.ts";
-import type { ToolSpec } from "./directive-plan.ts";
+import type { ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
 import { pendingJson, type PlannedCall } from "./pending-calls.ts";
 import { runTool, type ToolResult } from "./tool-run.ts";
 import { argsJson, displayToolCall, emptyToolCall, toolName } from "./tool-display.ts";
@@ -255,11 +255,29 @@ async function runOne(
   });
   result.completed.startedAtMs = startedAt;
   result.completed.completedAtMs = BigInt(state.io.now());
+  fireDeferredFault(state, "tool-result");
   await sendUpdate(state, {
     case: "toolCallCompleted",
     value: { callId, toolCall: result.completed, modelCallId },
   });
+  fireDeferredFault(state, "tool-ack");
   return result;
+}
+
+/**
+ * Fires a `::fault … at=<point>` waiting for this point of the tool step, behind the
+ * frames already queued.
+ *
+ * @param state The turn.
+ * @param point The point reached.
+ */
+export function fireDeferredFault(state: TurnState, point: ToolFaultPoint): void {
+  const deferred = state.deferredFault;
+  if (deferred === undefined || deferred.point !== point) return;
+  state.deferredFault = undefined;
+  const fire = () => state.io.writer.fireNow(deferred.spec);
+  const fired = deferred.delayMs > 0 ? state.io.sleep(deferred.delayMs).then(fire) : fire();
+  fired.catch(() => {});
 }
 
 async function storeResults(

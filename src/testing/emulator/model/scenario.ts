@@ -7,9 +7,10 @@
  * @module
  */
 import type { FaultSpec } from "../faults/faults.ts";
-import type { PlanStep, ToolSpec } from "./directive-plan.ts";
+import type { PlanStep, ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
 import { parseDirectives } from "./directive-plan.ts";
 import { clip } from "../observe/log.ts";
+import { newestUserText } from "../../directives/directive-language.ts";
 
 /**
  * One message of the rebuilt conversation.
@@ -120,8 +121,13 @@ export interface ScenarioContext {
   /**
    * Triggers a fault now. With `limit`, only on the first `times` Runs of this conversation
    * that reach the fault with this `key` (a replay of the same request then runs clean).
+   * With `point`, the fault waits for that point of the next tool step.
    */
-  fault(spec: FaultSpec, limit?: { readonly key: string; readonly times: number }): Promise<void>;
+  fault(
+    spec: FaultSpec,
+    limit?: { readonly key: string; readonly times: number },
+    point?: { readonly at: ToolFaultPoint; readonly delayMs: number },
+  ): Promise<void>;
 }
 
 /**
@@ -184,8 +190,16 @@ export async function directiveScenario(context: ScenarioContext): Promise<void>
   const notes: string[] = [];
   let toolStep = 0;
   for (const [index, step] of plan.entries()) {
-    if (step.kind === "tools" && toolStep++ < context.completedSteps) continue;
-    const outcome = await runPlanStep(context, step, `${index}:${context.userText}`);
+    // A resumed turn continues after its completed tool steps: what came before them (their
+    // text included) is in the checkpoint already and is not streamed again.
+    if (toolStep < context.completedSteps) {
+      if (step.kind === "tools") toolStep++;
+      continue;
+    }
+    // Keyed by the newest message alone: a reseed that carries the history before it is the
+    // same request.
+    const key = `${index}:${newestUserText(context.userText).text.trim()}`;
+    const outcome = await runPlanStep(context, step, key);
     if (Array.isArray(outcome)) results.push(...outcome);
     else if (outcome !== undefined) notes.push(outcome);
   }
@@ -225,6 +239,7 @@ async function runPlanStep(
       await context.fault(
         step.fault,
         step.times === undefined ? undefined : { key, times: step.times },
+        step.point === undefined ? undefined : { at: step.point, delayMs: step.delayMs ?? 0 },
       );
       return undefined;
     case "error":

@@ -26,6 +26,8 @@ import type {
 } from "../conversation/conversations.ts";
 import type { RunIo } from "../io/run-io.ts";
 import type { ToolEnv } from "./tool-run.ts";
+import type { FaultSpec } from "../faults/faults.ts";
+import type { ToolFaultPoint } from "./directive-plan.ts";
 import {
   buildCheckpoint,
   rootBytes,
@@ -81,6 +83,10 @@ export interface TurnState {
   previousPrompt: Uint8Array | undefined;
   /** The last published checkpoint, for the final repeat. */
   lastCheckpoint: ConversationStateStructure | undefined;
+  /** A fault waiting for a point of the next tool step (`::fault … at=`). */
+  deferredFault?:
+    | { readonly spec: FaultSpec; readonly point: ToolFaultPoint; readonly delayMs: number }
+    | undefined;
 }
 
 /** Sends an `interaction_update`. */

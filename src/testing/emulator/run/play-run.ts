@@ -36,6 +36,7 @@ import {
   emitText,
   emitThinking,
   finishTurn,
+  fireDeferredFault,
   runToolStep,
 } from "../model/model-steps.ts";
 import { parsePending, type PendingBatch } from "../model/pending-calls.ts";
@@ -116,6 +117,7 @@ export async function playRun(
     requestContext: context.message,
     contextBytes: context.bytes,
     requestId: io.record.requestId,
+    faultScope: request.conversationGroupId || conversationId,
     state: rawState === undefined || rawState.length === 0 ? undefined : decodeState(rawState),
   };
   const conversation = deps.conversations.ensure(conversationId);
@@ -140,6 +142,8 @@ interface TurnInput {
   readonly requestContext: RequestContext | undefined;
   readonly contextBytes: Uint8Array;
   readonly requestId: string;
+  /** Where `::fault … times=N` firings are counted: the conversation group. */
+  readonly faultScope: string;
   /** The decoded checkpoint the client supplied, if any. */
   readonly state: ConversationStateStructure | undefined;
 }
@@ -184,6 +188,7 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   );
   io.record.turn = transcript.turns.length;
   const state = turnState(input, turn, conversation, idealRootCount, hasHistory, completedSteps);
+  state.toolEnv.onExecSent = () => fireDeferredFault(state, "exec");
   // The new message's blobs go out now; their acknowledgements are awaited before the
   // first checkpoint that references them (AGENT-SCHEMA.md §5.5), not before the model.
   await input.blobs.send();
@@ -301,12 +306,18 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
         summary: result.summary,
       })),
     sleep: (ms) => deps.io.sleep(ms),
-    fault: (spec, limit) => {
+    fault: (spec, limit, point) => {
       if (limit !== undefined) {
-        const firings = deps.conversations.ensure(input.conversationId).faultFirings;
+        // Counted per conversation group: a reseeded or rebuilt conversation of the same
+        // session does not fire the fault again.
+        const firings = deps.conversations.ensure(input.faultScope).faultFirings;
         const fired = firings.get(limit.key) ?? 0;
         if (fired >= limit.times) return Promise.resolve();
         firings.set(limit.key, fired + 1);
+      }
+      if (point !== undefined) {
+        state.deferredFault = { spec, point: point.at, delayMs: point.delayMs };
+        return Promise.resolve();
       }
       return applyFault(input, spec);
     },

@@ -1,0 +1,114 @@
+/**
+ * Tool results that arrive after their held Run closed: the `continuation:` line names
+ * why (`heldRun=hard-cap-expired` after ten minutes without host activity, `remote-error`
+ * when the Run broke while the host ran the tool, `missing-process-local-state` after a
+ * restart), and the turn is rebuilt from host history: the result reaches Cursor's
+ * context and the answer goes on.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ModelMessage, streamText } from "ai";
+import { createMemoryLogger } from "../../src/core/logger.ts";
+import { createMemorySnapshotStore } from "../../src/session/snapshot-store.ts";
+import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { complete, declaredBash, lastModelContext, quiet, session, user } from "./support.ts";
+
+/** Runs the first step (the shell call) and returns the next prompt with its result. */
+async function firstStep(
+  cursor: ReturnType<typeof emulatorProvider>,
+  prompt: string,
+  sessionId: string,
+): Promise<ModelMessage[]> {
+  const step = streamText({
+    model: cursor("gpt-5"),
+    messages: [user(prompt)],
+    tools: { bash: declaredBash },
+    ...session(sessionId),
+    ...quiet,
+  });
+  await step.consumeStream();
+  assert.equal(await step.finishReason, "tool-calls");
+  const call = (await step.toolCalls)[0];
+  assert.ok(call !== undefined, "Cursor asked for the shell");
+  return [
+    user(prompt),
+    ...(await step.response).messages,
+    {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: "text", value: "marker-31 printed" },
+      }],
+    },
+  ];
+}
+
+function continuationLine(lines: readonly string[]): string | undefined {
+  return lines.find((l) => l.startsWith("continuation: "));
+}
+
+for (const transport of ["sse", "http2"] as const) {
+  describe(`tool results after the held Run closed (${transport})`, () => {
+    it("ten minutes without host activity: heldRun=hard-cap-expired, rebuilt", async () => {
+      const { logger, lines } = createMemoryLogger();
+      let clock = Date.now();
+      const settings: CursorProviderSettings = { debug: logger, now: () => clock };
+      await withEmulator({}, async (emulator) => {
+        const cursor = emulatorProvider(emulator, transport, settings);
+        const next = await firstStep(cursor, "::shell echo marker-31\n::text Done.", "ses_cap");
+        clock += 10 * 60 * 1000 + 1;
+        const text = await complete(cursor, next, "ses_cap", { bash: declaredBash });
+        assert.equal(
+          continuationLine(lines),
+          "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=hard-cap-expired",
+        );
+        assert.ok(lines.some((l) => /held Run released: .* reason=hard-cap-expired/.test(l)));
+        assert.match(lastModelContext(emulator), /marker-31 printed/);
+        assert.ok(text.length > 0, "the rebuilt Run answers");
+      });
+    });
+
+    it("the Run broke while the host ran the tool: heldRun=remote-error, rebuilt", async () => {
+      const { logger, lines } = createMemoryLogger();
+      await withEmulator({}, async (emulator) => {
+        const cursor = emulatorProvider(emulator, transport, { debug: logger });
+        const prompt = "::fault drop times=1 at=exec delay=300\n::shell echo marker-31";
+        const next = await firstStep(cursor, prompt, "ses_remote");
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        const text = await complete(cursor, next, "ses_remote", { bash: declaredBash });
+        assert.equal(
+          continuationLine(lines),
+          "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=remote-error",
+          lines.join("\n"),
+        );
+        assert.match(lastModelContext(emulator), /marker-31 printed/);
+        assert.ok(text.length > 0, "the rebuilt Run answers");
+      });
+    });
+
+    it("after a restart: heldRun=missing-process-local-state, rebuilt", async () => {
+      const { logger, lines } = createMemoryLogger();
+      const snapshots = createMemorySnapshotStore();
+      await withEmulator({}, async (emulator) => {
+        const before = emulatorProvider(emulator, transport, { conversationSnapshots: snapshots });
+        await complete(before, [user("Say hi")], "ses_restart");
+        const next = await firstStep(before, "::shell echo marker-31", "ses_restart");
+        const after = emulatorProvider(emulator, transport, {
+          debug: logger,
+          conversationSnapshots: snapshots,
+        });
+        const text = await complete(after, next, "ses_restart", { bash: declaredBash });
+        assert.equal(
+          continuationLine(lines),
+          "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=missing-process-local-state",
+          lines.join("\n"),
+        );
+        assert.match(lastModelContext(emulator), /marker-31 printed/);
+        assert.ok(text.length > 0, "the rebuilt Run answers");
+      });
+    });
+  });
+}
