@@ -75,8 +75,10 @@ describe("faults inside a turn (real OpenCode)", () => {
     const skip = emulator.runs().length;
     // The command holds `$((6*7))` and its output `result-42`, so the model's context
     // tells the call and its result apart.
-    const asked = "Count the runs\n::shell echo ran >> runs.txt; echo result-$((6*7))\n" +
-      "::fault drop times=1\n::text After the tool.";
+    // The drop comes once the result reached Cursor, before Cursor acknowledged it: no
+    // checkpoint holds the result, so the turn is rebuilt from OpenCode's history.
+    const asked = "Count the runs\n::fault drop times=1 at=tool-result\n" +
+      "::shell echo ran >> runs.txt; echo result-$((6*7))\n::text After the tool.";
     const answer = await prompt(server.client, session, asked);
     assert.equal(answer.error, undefined, await explain(server, sandbox, answer.error));
     const ran = await readFile(join(sandbox.project, "runs.txt"), "utf8");
@@ -107,6 +109,28 @@ describe("faults inside a turn (real OpenCode)", () => {
     assert.deepEqual(emulator.violations(), []);
   });
 
+  it("resumes a Run dropped after Cursor saved the tool step: the tool ran once, Cursor saw it once", async () => {
+    const session = await newSession(server.client);
+    const skip = emulator.runs().length;
+    const asked = "Count again\n::shell echo again >> again.txt; echo result-$((6*8))\n" +
+      "::fault drop times=1\n::text After the tool.";
+    const answer = await prompt(server.client, session, asked);
+    assert.equal(answer.error, undefined, await explain(server, sandbox, answer.error));
+    const ran = await readFile(join(sandbox.project, "again.txt"), "utf8");
+    assert.equal(ran, "again\n", "the shell tool ran exactly once");
+    assert.match(answer.text, /After the tool\./);
+    const runs = runsSince(emulator, skip);
+    assert.equal(runs[0]?.status, "dropped", runs.map((r) => r.status).join(","));
+    assert.equal(runs.length, 2, "the dropped Run and the resumed one");
+    const context = latestModelContext(emulator);
+    assert.equal(occurrences(context, "Count again"), 1, context);
+    assert.equal(occurrences(context, "result-48"), 1, context);
+    const log = await sandbox.readDebugLog();
+    assert.match(log, /resuming Run from checkpoint/);
+    assert.match(log, /resume=true/);
+    assert.deepEqual(emulator.violations(), []);
+  });
+
   it("stops a persistent unavailable after three server retries, OpenCode's included", async () => {
     const session = await newSession(server.client);
     const skip = emulator.runs().length;
@@ -121,6 +145,19 @@ describe("faults inside a turn (real OpenCode)", () => {
 
     const next = await prompt(server.client, session, "::text Healthy again.");
     assert.equal(next.text, "Healthy again.", await explain(server, sandbox, next.error));
+  });
+
+  it("counts OpenCode's own retries of an unavailable with a retry delay against the budget", async () => {
+    const session = await newSession(server.client);
+    const skip = emulator.runs().length;
+    // The preset asks for a one-second wait: the provider hands it back, OpenCode retries.
+    const answer = await prompt(server.client, session, "Go on\n::fault unavailable");
+    const runs = runsSince(emulator, skip);
+    const report = `${describeRuns(runs)}\n${await explain(server, sandbox, answer.error)}`;
+    assert.equal(runs.length, 4, `the first Run and three retries, OpenCode's:\n${report}`);
+    const error = apiError(answer.error);
+    assert.equal(error.isRetryable, false, report);
+    assert.match(error.message, /server retries/, report);
   });
 
   it("tries a quota refusal once, and OpenCode does not retry it", async () => {

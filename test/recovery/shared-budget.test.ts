@@ -54,6 +54,27 @@ describe("retry budget shared with the host's retries", () => {
     });
   });
 
+  it("a failure with a server retry delay goes back to the host, and its retries share the budget", async () => {
+    await withEmulator({}, async (emulator) => {
+      const cursor = emulatorProvider(emulator, "sse");
+      // The preset asks the client to wait a second: too long to replay inline.
+      const prompt = "::text Alpha.\n::fault unavailable";
+      let error = await attempt(cursor, prompt, "ses_delay");
+      let calls = 1;
+      while (APICallError.isInstance(error) && error.isRetryable && calls < 10) {
+        error = await attempt(cursor, prompt, "ses_delay");
+        calls++;
+      }
+      assert.equal(
+        emulator.runs().length,
+        4,
+        "the first Run and three retries, the host's included",
+      );
+      assert.ok(APICallError.isInstance(error), String(error));
+      assert.equal(error.isRetryable, false);
+    });
+  });
+
   it("another turn of the same session has its own budget", async () => {
     await withEmulator({}, async (emulator) => {
       const cursor = emulatorProvider(emulator, "sse");
