@@ -52,6 +52,8 @@ const HOST_RETRY_TEXT: readonly RegExp[] = [
 
 /** Plain rewordings of retry words, tried before giving up on the server's text. */
 const REWORDINGS: readonly (readonly [RegExp, string])[] = [
+  // An id whose digits happen to hold "500" or "429" would read as a status code: shortened.
+  [/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "$1…"],
   [/resource[ _]exhausted/gi, "quota reached"],
   [/exhausted/gi, "used up"],
   [/\b(?:service[ _-])?unavailable/gi, "not available"],

@@ -117,6 +117,18 @@ describe("OpenCode reads our errors as we classify them", () => {
     assert.match(converted.message, /usage limit/);
   });
 
+  it("keeps a final message whose id happens to hold a status code, with the id shortened", () => {
+    const error = new CursorError(
+      "process",
+      "Unable to load conversation state for 3f2a9c1e-4b7d-4a50-9e2c-1d5003b7a8f0",
+      { retryable: false },
+    );
+    const converted = toProviderError(error, { url: "https://agent.cursor.sh/Run" });
+    assert.ok(APICallError.isInstance(converted));
+    assert.equal(opencodeVerdict(converted), "final");
+    assert.equal(converted.message, "Unable to load conversation state for 3f2a9c1e…");
+  });
+
   it("turns ERROR_CONVERSATION_TOO_LONG into a 413 that OpenCode compacts", () => {
     const end = parseEndStream(
       new TextEncoder().encode(JSON.stringify({
