@@ -194,7 +194,7 @@ describe("billing ledger wired to finishes", () => {
           }
           assert.ok([...runs.values()].every((n) => n === 1), "each Run settles once");
           assert.equal(
-            lines.filter((l) => l.includes("reason=superseded-by-new-user-turn")).length,
+            lines.filter((l) => l.includes("reason=superseded-by-new-run")).length,
             interrupted,
             `seed ${seed}: every interrupted Run was released`,
           );

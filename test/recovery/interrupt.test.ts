@@ -89,6 +89,12 @@ for (const transport of ["sse", "http2"] as const) {
           const cancelled = ending === "missing" ? 1 : 0;
           assert.ok(lines.some((l) => l.startsWith(`fresh turn: cancelled ${cancelled} pending`)));
           assert.ok(lines.some((l) => l.startsWith("drain outcome=turn-ended")), lines.join("\n"));
+          assert.ok(
+            lines.some((l) =>
+              /^held Run released: .* reason=superseded-by-new-run pending=1$/.test(l)
+            ),
+            lines.join("\n"),
+          );
           const runs = emulator.runs();
           assert.equal(
             runs.at(-1)?.continuity,

@@ -252,15 +252,17 @@ export class DirectBackend implements TurnBackend {
     if (results.length === 0 || conversation.held === undefined) {
       if (conversation.held !== undefined) {
         const stale = config.conversations.take(conversation);
+        const pending = stale?.pendingIds.length ?? 0;
         if (stale !== undefined) stale.interactions.sessionRules = input.sessionRules;
         await stale?.settleInteractions(options.prompt).catch(() => undefined);
         const mode = stale?.interactions.cursorMode;
         if (mode !== undefined) conversation.cursorMode = mode;
-        conversation.heldReleaseReason = "superseded-by-new-user-turn";
+        conversation.heldReleaseReason = "superseded-by-new-run";
         emitDiagnostic(config.logger, {
           kind: "held-run-released",
           conversationId: conversation.conversationId,
-          reason: "superseded-by-new-user-turn",
+          reason: "superseded-by-new-run",
+          pending,
         });
         if (stale === undefined) return undefined;
         // Stop, then a new message: what ran must stay in Cursor's context.

@@ -49,6 +49,8 @@ export interface HeldRunReleasedEvent {
   readonly kind: "held-run-released";
   readonly conversationId: string;
   readonly reason: string;
+  /** Host calls the released Run was still waiting for (a new message while tools ran). */
+  readonly pending?: number;
 }
 
 /** `continuation: … interrupted trailing tool result(s)`. */

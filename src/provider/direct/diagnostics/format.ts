@@ -59,7 +59,9 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
     case "conversation-reset":
       return `conversation reset: reason=${event.reason} sessionKey=${event.sessionKey} conversationId=${event.conversationId} conversationGroupId=${event.conversationGroupId}`;
     case "held-run-released":
-      return `held Run released: conversationId=${event.conversationId} reason=${event.reason}`;
+      return `held Run released: conversationId=${event.conversationId} reason=${event.reason}${
+        event.pending === undefined ? "" : ` pending=${event.pending}`
+      }`;
     case "continuation":
       return `continuation: ${event.toolNames.length} interrupted trailing tool result(s) [${
         event.toolNames.join(",")
