@@ -77,6 +77,7 @@ export async function captureConversation<Held>(
     })),
     savedAtMs: BigInt(nowMs),
     compactionPending: conversation.compactionPending,
+    cursorMode: conversation.cursorMode ?? "",
   }));
 }
 
@@ -196,6 +197,7 @@ function hydrate<Held>(
   conversation.requestContext = requestContext;
   conversation.advertisedTools = tools;
   conversation.compactionPending = snapshot.compactionPending;
+  conversation.cursorMode = snapshot.cursorMode === "" ? undefined : snapshot.cursorMode;
   return undefined;
 }
 

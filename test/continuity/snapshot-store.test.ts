@@ -87,6 +87,22 @@ describe("conversation snapshots", () => {
     for (const id of ids) assert.ok(target.blobs.get(id), `blob ${id} restored`);
   });
 
+  it("keeps Cursor's mode across a restart (plan mode after a declined plan stays plan mode)", async () => {
+    const { blobs, conversation } = await sampleStores();
+    conversation.cursorMode = "plan";
+    const store = createSnapshotFileStore({ directory: folder() });
+    await store.write("ses_a", await captured(conversation, blobs));
+    const target = freshTarget(store, NOW + 1000);
+    await restoreConversation("ses_a", target);
+    assert.equal(target.conversations.get("ses_a")?.cursorMode, "plan");
+
+    conversation.cursorMode = undefined;
+    await store.write("ses_a", await captured(conversation, blobs));
+    const again = freshTarget(store, NOW + 2000);
+    await restoreConversation("ses_a", again);
+    assert.equal(again.conversations.get("ses_a")?.cursorMode, undefined, "agent: no mode kept");
+  });
+
   it("reports a missing snapshot as missing", async () => {
     const outcome = await restoreConversation(
       "ses_none",
