@@ -163,4 +163,15 @@ describe("shell results (OpenCode 1.18 shapes)", () => {
     assert.ok(!history.includes("__CURSOR_EXEC_EXIT_"), history);
     assert.ok(history.includes('"timeout":2000'), history);
   });
+
+  it("reads the marker and the host's footer at the end of a huge output, keeping every byte", () => {
+    const output = "z".repeat(3 * 1024 * 1024) + "\nlast line";
+    const parsed = parseWrappedOutput(`${output}${marker(7)}${ABORT_FOOTER}`, "q1");
+    assert.equal(parsed.exitCode, 7);
+    assert.equal(parsed.output, output);
+    const timedOut = parseWrappedOutput(`${output}${TIMEOUT_FOOTER}`, "q1");
+    assert.equal(timedOut.exitCode, 124);
+    assert.equal(timedOut.output, output);
+    assert.equal(projectShellOutput(`${output}${marker(2)}`), `${output}\n[exit status 2]`);
+  });
 });

@@ -78,7 +78,12 @@ export interface ParsedShellOutput {
 }
 
 /** OpenCode 1.x's footer after a stopped command's output. */
+const FOOTER_OPENING = "\n\n<shell_metadata>\n";
 const HOST_FOOTER = /\n\n<shell_metadata>\n([\s\S]*?)\n<\/shell_metadata>$/;
+/** How much of an output's end may hold the host's footer, or the exit marker. */
+const FOOTER_TAIL_CHARS = 64 * 1024;
+/** How much of an output's end may hold a host timeout notice without a footer. */
+const NOTICE_TAIL_CHARS = 4096;
 const USER_ABORT_NOTICE = /^User aborted the command$/m;
 
 const HOST_TIMEOUT_NOTICES = [
@@ -94,11 +99,20 @@ const HOST_TIMEOUT_NOTICES = [
  * @returns The output without the marker, and the exit status.
  */
 export function parseWrappedOutput(text: string, nonce: string): ParsedShellOutput {
-  const footer = HOST_FOOTER.exec(text);
+  // The host's footer and notices end the output: only its last part is searched, so a
+  // huge output is not scanned whole.
+  const tailStart = Math.max(0, text.length - FOOTER_TAIL_CHARS);
+  const opening = text.slice(tailStart).lastIndexOf(FOOTER_OPENING);
+  const found = opening === -1 ? null : HOST_FOOTER.exec(text.slice(tailStart + opening));
+  const footer = found === null
+    ? null
+    : { index: tailStart + opening + found.index, notes: found[1] ?? "" };
   const body = footer === null ? text : text.slice(0, footer.index);
-  const notes = footer?.[1] ?? "";
-  // The marker ends the output: look for it from the end, not through the whole text.
-  const at = body.lastIndexOf(`\n${MARKER_PREFIX}${nonce}=`);
+  const notes = footer?.notes ?? "";
+  // The marker ends the output: look for it in the output's last part only.
+  const markerStart = Math.max(0, body.length - FOOTER_TAIL_CHARS);
+  const markerAt = body.slice(markerStart).lastIndexOf(`\n${MARKER_PREFIX}${nonce}=`);
+  const at = markerAt === -1 ? -1 : markerStart + markerAt;
   const pattern = new RegExp(`^\\n${MARKER_PREFIX}${nonce}=(\\d+)__\\n?`);
   const match = at === -1 ? null : pattern.exec(body.slice(at, at + 80 + nonce.length));
   if (match) {
@@ -109,7 +123,8 @@ export function parseWrappedOutput(text: string, nonce: string): ParsedShellOutp
   if (USER_ABORT_NOTICE.test(notes)) {
     return { output: body, exitCode: undefined, timedOut: false, userAborted: true };
   }
-  const timedOut = HOST_TIMEOUT_NOTICES.some((notice) => notice.test(footer ? notes : text));
+  const tail = text.slice(Math.max(0, text.length - NOTICE_TAIL_CHARS));
+  const timedOut = HOST_TIMEOUT_NOTICES.some((notice) => notice.test(footer ? notes : tail));
   return {
     output: body,
     exitCode: timedOut ? TIMEOUT_EXIT_CODE : undefined,
@@ -138,10 +153,14 @@ const ANY_MARKER = new RegExp(`\\n${MARKER_PREFIX}[A-Za-z0-9]+=(\\d+)__\\n?`, "g
  */
 export function projectShellOutput(text: string): string {
   let failed: string | undefined;
-  const output = text.replace(ANY_MARKER, (_marker, code: string) => {
+  // Markers end their outputs: only the text's last part is searched.
+  const start = Math.max(0, text.length - FOOTER_TAIL_CHARS);
+  const tail = text.slice(start);
+  const projected = tail.replace(ANY_MARKER, (_marker, code: string) => {
     if (code !== "0") failed = code;
     return "";
   });
-  if (output === text) return text;
+  if (projected === tail) return text;
+  const output = text.slice(0, start) + projected;
   return failed === undefined ? output : `${output}\n[exit status ${failed}]`;
 }
