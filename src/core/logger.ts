@@ -56,6 +56,7 @@ const RECOVERY_KINDS: ReadonlySet<string> = new Set([
   "continuation",
   "held-run-released",
   "conversation-reset",
+  "checkpoint-unusable",
   "outbound-run",
 ]);
 

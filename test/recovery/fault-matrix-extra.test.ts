@@ -99,9 +99,12 @@ for (const transport of ["sse", "http2"] as const) {
           "Alpha one.",
           lines.filter((l) => /reset|interrupted|failed|outbound/.test(l)).join("\n"),
         );
-        assert.ok(
-          lines.some((l) => l.startsWith("conversation reset: reason=checkpoint-unusable")),
+        const trace = lines.findIndex((l) => l.startsWith("checkpoint unusable: "));
+        const reset = lines.findIndex((l) =>
+          l.startsWith("conversation reset: reason=checkpoint-unusable")
         );
+        assert.ok(trace !== -1 && reset > trace, "the trace, then the reset");
+        assert.match(lines[trace] ?? "", /code=blob_not_found checkpointLen=[1-9]/);
         const next = await complete(
           cursor,
           [...history, assistant(text), user("::text Next turn fine.")],

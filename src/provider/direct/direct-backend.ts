@@ -205,6 +205,12 @@ export class DirectBackend implements TurnBackend {
         plan.continuity !== "warm" || CursorError.from(error).code !== "blob_not_found" ||
         key === undefined
       ) throw error;
+      emitDiagnostic(config.logger, {
+        kind: "checkpoint-unusable",
+        conversationId: plan.conversationId,
+        code: CursorError.from(error).code,
+        checkpointLen: plan.checkpoint?.length ?? 0,
+      });
       const reseeded = planTurn({
         key,
         metadataCall: false,

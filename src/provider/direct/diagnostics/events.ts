@@ -44,6 +44,15 @@ export interface ConversationResetEvent {
   readonly conversationGroupId: string;
 }
 
+/** `checkpoint unusable:` — Cursor asked for a blob this client no longer holds. */
+export interface CheckpointUnusableEvent {
+  readonly kind: "checkpoint-unusable";
+  readonly conversationId: string;
+  /** The failure's code (`blob_not_found`). */
+  readonly code: string;
+  readonly checkpointLen: number;
+}
+
 /** `held Run released:`. */
 export interface HeldRunReleasedEvent {
   readonly kind: "held-run-released";
@@ -370,6 +379,7 @@ export type DiagnosticEvent =
   | OutboundRunEvent
   | HashEvent
   | ConversationResetEvent
+  | CheckpointUnusableEvent
   | HeldRunReleasedEvent
   | ContinuationEvent
   | CallFailedEvent

@@ -58,6 +58,8 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       }`;
     case "conversation-reset":
       return `conversation reset: reason=${event.reason} sessionKey=${event.sessionKey} conversationId=${event.conversationId} conversationGroupId=${event.conversationGroupId}`;
+    case "checkpoint-unusable":
+      return `checkpoint unusable: conversationId=${event.conversationId} code=${event.code} checkpointLen=${event.checkpointLen} (Cursor asked for a blob this client does not hold; reseeding)`;
     case "held-run-released":
       return `held Run released: conversationId=${event.conversationId} reason=${event.reason}${
         event.pending === undefined ? "" : ` pending=${event.pending}`
