@@ -9,6 +9,9 @@ import { classifyFailure } from "../protocol/classify.ts";
 import { connectErrorFromJson } from "../protocol/end-stream.ts";
 import { decodeErrorDetail } from "../protocol/error-detail.ts";
 
+/** The load balancer's answer to a `Run` over HTTP/1.1 (TRANSPORT-AUTH.md §2). */
+const INCOMPATIBLE_PROTOCOL = 464;
+
 /** Most bytes of an error body that are read. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
@@ -45,6 +48,13 @@ export async function errorFromResponse(response: Response, what: string): Promi
     } catch {
       // not JSON: classify by status below
     }
+  }
+  if (response.status === INCOMPATIBLE_PROTOCOL) {
+    return new CursorError(
+      "config",
+      `${what} failed with HTTP 464: the agent host refused the Run as HTTP/1.1 (incompatible protocol): set agentBaseURL to a host that serves the HTTP/2 Run, or use transport "sse"`,
+      { retryable: false, replaySafe: true, httpStatus: response.status },
+    );
   }
   const classification = classifyFailure({ httpStatus: response.status, message: text ?? "" });
   const retryAfter = retryAfterMs(retryAfterHeader);

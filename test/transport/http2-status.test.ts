@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { errorFromResponse } from "../../src/transport/http-error.ts";
 import { withEmulator } from "../support/emulator.ts";
 
 describe("HTTP/2 transport: an origin that does not serve the bidi Run", () => {
@@ -25,8 +26,9 @@ describe("HTTP/2 transport: an origin that does not serve the bidi Run", () => {
             assert.ok(error instanceof CursorError, String(error));
             assert.match(
               error.message,
-              /AgentService\/Run failed with HTTP 464|HTTP\/2 stream failed/,
+              /AgentService\/Run failed with HTTP 464: .*agentBaseURL.*"sse"|HTTP\/2 stream failed/,
             );
+            if (error.message.includes("464")) assert.equal(error.retryable, false);
             return true;
           },
         );
@@ -34,5 +36,13 @@ describe("HTTP/2 transport: an origin that does not serve the bidi Run", () => {
         transport.close();
       }
     });
+  });
+
+  it("reads Cursor's 464 (a Run over HTTP/1.1) as a setting to fix, not a failure to retry", async () => {
+    const error = await errorFromResponse(new Response(null, { status: 464 }), "AgentService/Run");
+    assert.equal(error.code, "config");
+    assert.equal(error.retryable, false);
+    assert.match(error.message, /HTTP 464: the agent host refused the Run as HTTP\/1\.1/);
+    assert.match(error.message, /set agentBaseURL .* or use transport "sse"/);
   });
 });
