@@ -70,13 +70,19 @@ function looksRetryableToHost(text: string): boolean {
   return HOST_RETRY_TEXT.some((pattern) => pattern.test(text));
 }
 
+/** The message, then the advice as its own sentence (no doubled period). */
+function withAdvice(message: string, advice: string | undefined): string {
+  if (!advice) return message;
+  return `${message.replace(/[.\s]+$/, "")}. ${advice}`;
+}
+
 /**
  * The message of a failure that must not be retried, reworded so OpenCode does not
  * retry it on its own: retry words are replaced; when the server's text still reads
  * as retryable, only the code and the advice are shown (the full text stays in `cause`).
  */
 function finalMessage(error: CursorError, advice: string | undefined): string {
-  const full = advice ? `${error.message}. ${advice}` : error.message;
+  const full = withAdvice(error.message, advice);
   if (!looksRetryableToHost(full)) return full;
   let reworded = full;
   for (const [pattern, replacement] of REWORDINGS) {
@@ -179,9 +185,7 @@ export function toApiCallError(reason: unknown, context: ApiCallContext): APICal
   const error = CursorError.from(reason);
   const advice = ADVICE[error.code];
   const message = redactSecrets(
-    error.retryable
-      ? (advice ? `${error.message}. ${advice}` : error.message)
-      : finalMessage(error, advice),
+    error.retryable ? withAdvice(error.message, advice) : finalMessage(error, advice),
   );
   const statusCode = hostStatus(error);
   return new APICallError({

@@ -129,6 +129,18 @@ describe("OpenCode reads our errors as we classify them", () => {
     assert.equal(converted.message, "Unable to load conversation state for 3f2a9c1e…");
   });
 
+  it("adds the advice as its own sentence, never after a doubled period", () => {
+    const error = new CursorError(
+      "unauthenticated",
+      "Cursor answered unauthenticated: If you are logged in, try logging out and back in.",
+      { retryable: false, httpStatus: 401 },
+    );
+    const converted = toProviderError(error, { url: "https://api2.cursor.sh/auth" });
+    assert.ok(APICallError.isInstance(converted));
+    assert.doesNotMatch(converted.message, /\.\./);
+    assert.match(converted.message, /back in\. Sign in to Cursor again/);
+  });
+
   it("turns ERROR_CONVERSATION_TOO_LONG into a 413 that OpenCode compacts", () => {
     const end = parseEndStream(
       new TextEncoder().encode(JSON.stringify({
