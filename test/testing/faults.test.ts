@@ -86,6 +86,9 @@ describe("faults on demand", () => {
       assert.equal(error?.connectCode, preset.code);
       if (preset.detail !== undefined) assert.equal(error?.detail?.error, preset.detail.error);
       if (preset.retryAfterMs !== undefined) assert.equal(error?.retryAfterMs, preset.retryAfterMs);
+      const run = harness.emulator.runs().at(-1);
+      assert.equal(run?.status, "error");
+      assert.equal(run?.error?.code, preset.code, "the Run's record names the injected error");
     });
   }
 

@@ -56,6 +56,8 @@ export interface RunWriterOptions {
   readonly heartbeatIntervalMs: number;
   /** Called with a description of each fault as it fires. */
   readonly onFault: (description: string) => void;
+  /** Called with the error an injected `error` fault ends the Run with. */
+  readonly onFaultError?: (error: EmulatedError) => void;
 }
 
 const OVERSIZED_LENGTH = 16 * 1024 * 1024 + 1;
@@ -236,6 +238,7 @@ export class RunWriter {
 
   async #endWithFault(error: EmulatedError): Promise<void> {
     this.#ended = `error ${error.code}`;
+    this.#options.onFaultError?.(error);
     this.#logRaw("end_stream", `${error.code}: ${error.message}`);
     try {
       await this.#options.sink.write(endStreamEnvelope(error));

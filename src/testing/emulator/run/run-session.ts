@@ -92,6 +92,9 @@ export class RunSession implements RunIo {
       now: core.options.now,
       heartbeatIntervalMs: core.options.heartbeatIntervalMs,
       onFault: (description) => this.record.faults.push(description),
+      onFaultError: (error) => {
+        this.record.error = { code: error.code, message: error.message };
+      },
     });
     this.replies = new Replies({
       now: core.options.now,
