@@ -168,4 +168,21 @@ describe("rule reminders in held continuations", () => {
       assert.deepEqual(emulator.violations(), []);
     });
   });
+
+  it("are told again to a conversation rebuilt from host history", async () => {
+    await withSession("ses_rr5", async ({ emulator, turn }) => {
+      await turn("::text one", () => EDIT_DENY);
+      // The held Run drops once the lookup's result goes in: the turn is rebuilt cold.
+      await turn(
+        '::fault drop times=1 at=tool-result\n::mcp lookup {"word":"a"}\n::text After.',
+        () => EDIT_DENY,
+      );
+      const runs = emulator.runs();
+      assert.equal(runs.length, 3, "the first turn, the broken Run and the rebuilt one");
+      assert.doesNotMatch(runs[1]?.userText ?? "", DENIED, "the conversation was told already");
+      assert.notEqual(runs[2]?.conversationId, runs[1]?.conversationId);
+      assert.match(runs[2]?.userText ?? "", DENIED, "the new conversation is told");
+      assert.deepEqual(emulator.violations(), []);
+    });
+  });
 });
