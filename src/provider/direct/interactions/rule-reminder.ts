@@ -84,15 +84,14 @@ export function withRuleReminder(
   if (first?.case !== "mcpResult") return undefined;
   const result = first.value.result;
   if (result?.case !== "success") return undefined;
+  const success = result.value;
   const content = [
-    ...(result.value.content ?? []),
+    ...(success.content ?? []),
     { content: { case: "text" as const, value: { text } } },
   ];
+  const isError = success.isError ?? false;
   return [
-    {
-      case: "mcpResult",
-      value: { ...first.value, result: { case: "success", value: { ...result.value, content } } },
-    },
+    { case: "mcpResult", value: { result: { case: "success", value: { content, isError } } } },
     ...rest,
   ];
 }
