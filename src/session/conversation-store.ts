@@ -36,6 +36,11 @@ export interface Conversation<Held> {
   /** Cursor's mode for the next user message (`plan` after a declined plan; unset: agent). */
   cursorMode?: string | undefined;
   /**
+   * The rule reminder Cursor's model was sent last in this conversation (a new conversation
+   * has been sent none).
+   */
+  ruleReminder?: "edit-denied" | "edit-allowed" | undefined;
+  /**
    * The turn in progress: what the conversation held when it began and what its finished
    * steps showed. A step interrupted after earlier tool steps of the same turn falls back
    * to it (no checkpoint holds those steps), so the next prompt's copy of the whole turn

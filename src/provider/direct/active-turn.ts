@@ -34,6 +34,7 @@ import { rawReadContent } from "./tools/read-output.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { PendingInteraction } from "./interactions/interaction-relay.ts";
 import { TurnInteractions } from "./interactions/turn-interactions.ts";
+import { withRuleReminder } from "./interactions/rule-reminder.ts";
 import { parseProbe, type RawFile } from "./tools/raw-file.ts";
 import type { ImageStaging } from "./tools/image-save.ts";
 
@@ -169,13 +170,17 @@ export class ActiveTurn {
    *
    * @param results The tool result parts at the tail of the host's prompt.
    * @param missingReason What Cursor is told for an owed result the host did not return.
+   * @param reminder A rule reminder for Cursor's model: it rides with the first host tool
+   *   result that can carry text, and `sent` is called once it did.
    * @returns Warnings for the host.
    */
   async deliverResults(
     results: readonly LanguageModelV3ToolResultPart[],
     missingReason = "The host returned no result for this tool call",
+    reminder?: { readonly text: string; readonly sent: () => void },
   ): Promise<string[]> {
     const warnings: string[] = [];
+    let unsent = reminder;
     for (const result of results) {
       const pending = this.#pending.get(result.toolCallId);
       if (pending === undefined) {
@@ -198,7 +203,13 @@ export class ActiveTurn {
       if (pending.call.result.kind === "read" && !text.isError) {
         this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
       }
-      await this.run.answerExec(pending.exec.id, execResultMessages(pending.call.result, text));
+      const messages = execResultMessages(pending.call.result, text);
+      const reminded = unsent === undefined ? undefined : withRuleReminder(messages, unsent.text);
+      if (reminded !== undefined) {
+        unsent?.sent();
+        unsent = undefined;
+      }
+      await this.run.answerExec(pending.exec.id, reminded ?? messages);
     }
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);

@@ -37,6 +37,7 @@ import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts
 import { prepareRun, type RunInputs } from "./run-opener.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
 import type { SessionRules } from "./interactions/session-rules.ts";
+import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
@@ -299,7 +300,17 @@ export class DirectBackend implements TurnBackend {
     turn.interactions.sessionRules = input.sessionRules;
     try {
       if (turn.heldFailure !== undefined) throw turn.heldFailure;
-      delivered = await turn.deliverResults(results);
+      const due = dueRuleReminder(conversation.ruleReminder, input.sessionRules);
+      delivered = await turn.deliverResults(
+        results,
+        undefined,
+        due && {
+          text: due.text,
+          sent: () => {
+            conversation.ruleReminder = due.kind;
+          },
+        },
+      );
     } catch (error) {
       // The held Run broke while the host ran its tools, or lives in a request or isolate
       // that has ended: rebuild from host history (the caller's orphan-results plan).

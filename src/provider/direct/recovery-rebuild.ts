@@ -113,6 +113,8 @@ export function rebuildPlan(
   conversation.frozenSystemPrompt = systemPrompt;
   conversation.requestContext = undefined;
   conversation.turnStart = undefined;
+  // The new Cursor conversation has heard no rule reminder yet.
+  conversation.ruleReminder = undefined;
   return {
     conversationId: conversation.conversationId,
     groupId: conversation.groupId,

@@ -23,6 +23,7 @@ import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../session/b
 import { buildExecutePlanRequest } from "../../session/interactions.ts";
 import { AgentMode } from "../../gen/agent/v1/common_pb.ts";
 import { readCursorOptions } from "./model-options.ts";
+import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
@@ -71,12 +72,20 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     : await config.workspaceGit.facts(config.logger);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
   if (conversation) conversation.requestContext = requestContext;
+  const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
+  // A rule reminder goes with the user message, after the person's text (ADR 135).
+  const reminder = input.executePlan === undefined && conversation !== undefined
+    ? dueRuleReminder(conversation.ruleReminder, sessionRules)
+    : undefined;
+  if (conversation !== undefined && reminder !== undefined) {
+    conversation.ruleReminder = reminder.kind;
+  }
   const request = input.executePlan === undefined
     ? buildUserTurnRequest({
       conversationId: plan.conversationId,
       conversationGroupId: plan.groupId,
       messageId: config.generateId(),
-      userText: plan.userText,
+      userText: reminder === undefined ? plan.userText : `${plan.userText}\n\n${reminder.text}`,
       images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
       requestContext: requestContext.message,
       model: selection,
@@ -101,7 +110,6 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       `kv: pre_fetched_blobs count=${pushed.length} bytes=${bytes} server=${conversation?.serverBlobs.belief}`,
     );
   }
-  const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
   const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
   const openTurn = async (): Promise<ActiveTurn> => {
     const turn = await openActiveTurn(config, {
