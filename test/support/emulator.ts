@@ -7,9 +7,19 @@ import {
   type StartEmulatorOptions,
 } from "../../src/testing/mod.ts";
 import { createCursor } from "../../node.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
 import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
 
-/** Runs `fn` with a fresh emulator, closing it afterwards. */
+/** The HTTP/2 transport, with its `close()`. */
+type Http2Transport = ReturnType<typeof createHttp2Transport>;
+
+/** The HTTP/2 transports of the providers made for each emulator, closed before it. */
+const http2Transports = new WeakMap<CursorEmulator, Http2Transport[]>();
+
+/**
+ * Runs `fn` with a fresh emulator, closing it afterwards: first the HTTP/2 sessions of the
+ * providers made for it (as a client goes away before its server), then the emulator.
+ */
 export async function withEmulator<T>(
   options: StartEmulatorOptions,
   fn: (emulator: CursorEmulator) => Promise<T>,
@@ -18,8 +28,15 @@ export async function withEmulator<T>(
   try {
     return await fn(emulator);
   } finally {
+    for (const transport of http2Transports.get(emulator) ?? []) transport.close();
     await emulator.close();
   }
+}
+
+function http2TransportFor(emulator: CursorEmulator): Http2Transport {
+  const transport = createHttp2Transport();
+  http2Transports.set(emulator, [...(http2Transports.get(emulator) ?? []), transport]);
+  return transport;
 }
 
 /** A provider pointed at the emulator over the given transport. */
@@ -32,7 +49,7 @@ export function emulatorProvider(
     apiKey: "crsr_test_key_0123456789",
     apiBaseURL: emulator.url,
     allowLoopback: true,
-    transport,
+    transport: transport === "http2" ? http2TransportFor(emulator) : transport,
     ...(transport === "http2" && emulator.http2Url ? { agentBaseURL: emulator.http2Url } : {}),
     env: {},
     // Tests never share snapshots through the user's cache folder.
