@@ -104,9 +104,7 @@ const options: StartEmulatorOptions = {
   ...(values["cold-server"] ? { serverBlobCache: false as const } : {}),
 };
 const report = (line: RequestLine) => {
-  if (!values.quiet) {
-    console.log(`${new Date().toISOString().slice(11, 23)} ${formatRequestLine(line)}`);
-  }
+  console.log(`${new Date().toISOString().slice(11, 23)} ${formatRequestLine(line)}`);
 };
 
 function origin(host: string, boundPort: number): string {
@@ -126,7 +124,9 @@ async function startServed() {
   );
   const url = origin(hostname, front.addr.port);
   const emulator = await startCursorEmulator({ ...options, port: 0, agentUrl: url });
-  handler.resolve(loggedHandler(emulator.fetch, report));
+  // Quiet serves the emulator's handler itself: the log wrapper costs a stream hop per
+  // RunSSE chunk and a line per append, which timing measurements must not pay.
+  handler.resolve(values.quiet ? emulator.fetch : loggedHandler(emulator.fetch, report));
   return {
     emulator,
     url,
@@ -139,7 +139,7 @@ async function startServed() {
 
 const served = await startServed();
 const { emulator, url } = served;
-const stopWatching = watchHttp2Runs(emulator, report);
+const stopWatching = values.quiet ? () => {} : watchHttp2Runs(emulator, report);
 const { accessToken, refreshToken } = await emulator.auth.issueTokens();
 const checkout = resolve(".");
 console.log(`emulator: url=${url}`);

@@ -88,6 +88,29 @@ describe("npm run emulator", () => {
       await server.stop();
     }
   });
+
+  it("--quiet serves requests without a line for each", async () => {
+    const server = serve(["--quiet"]);
+    try {
+      const ready = await server.waitFor(/emulator: ready/);
+      const url = /emulator: url=(\S+)/.exec(ready)?.[1] ?? "";
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${url}/aiserver.v1.AiService/AvailableModels`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        assert.equal(response.status, 401);
+        await response.body?.cancel();
+      }
+      // a line would have been written before the response; give stdout a moment anyway
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.doesNotMatch(server.output(), /AvailableModels/);
+      assert.doesNotMatch(ready, /one line per request follows/);
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 describe("request log", () => {
