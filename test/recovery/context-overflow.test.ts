@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APICallError, jsonSchema, tool } from "ai";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
 import { assistant, complete, streamToolTurn, user } from "./support.ts";
 
@@ -133,3 +134,34 @@ for (const transport of ["sse", "http2"] as const) {
     });
   });
 }
+
+describe("context overflow on reseed after a restart", () => {
+  it("the window restored with the snapshot refuses an oversized reseed before any upload", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "overflow-snapshots-"));
+    try {
+      await withEmulator({}, async (emulator) => {
+        const snapshots = () => ({
+          conversationSnapshots: createSnapshotFileStore({ directory }),
+        });
+        const before = emulatorProvider(emulator, "sse", snapshots());
+        assert.equal(await complete(before, [user("::text Hi.")], "ses_restart"), "Hi.");
+        const agentRequests: string[] = [];
+        const after = emulatorProvider(emulator, "sse", {
+          ...snapshots(),
+          fetch: async (input, init) => {
+            const url = input instanceof Request ? input.url : String(input);
+            if (/AgentService|BidiService/.test(url)) agentRequests.push(url);
+            return await fetch(input, init);
+          },
+        });
+        const history = foreignHistory(GPT5_WINDOW * 4 + 4_000);
+        const outcome = await streamToolTurn(after, history, "ses_restart", {});
+        assertOverflow(outcome.error);
+        assert.deepEqual(agentRequests, [], "nothing was sent to the agent service");
+        assert.equal(emulator.runs().length, 1, "only the turn before the restart ran");
+      });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
