@@ -29,6 +29,14 @@ const heartbeat = create(AgentClientMessageSchema, {
   message: { case: "clientHeartbeat", value: {} },
 });
 
+/** Keeps the event loop busy, the way a starved or collecting process does. */
+function blockFor(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    // nothing runs meanwhile
+  }
+}
+
 async function endOf(run: RawRun): Promise<ClientFrame> {
   for (;;) {
     const frame = await run.next();
@@ -85,6 +93,28 @@ describe("strict mode", () => {
     assert.ok(outcome.turnEnded);
     assert.deepEqual(harness.emulator.violations(), []);
   });
+
+  for (const transport of ["http2", "sse"] as const) {
+    it(`records nothing when the process stalls after the client answered (${transport})`, async () => {
+      harness.emulator.clear();
+      let stalled = false;
+      const outcome = await driveTurn(harness.target(transport), newHostState(), {
+        text: "::shell echo a\n::read README.md\n::ask ok? | yes",
+      }, {
+        stopWhen: (message) => {
+          // Right after the answer to the first exec goes out, the process stops for longer
+          // than the reply deadline (a loaded machine): the overdue timer runs first.
+          if (!stalled && message.message.case === "execServerMessage") {
+            stalled = true;
+            setTimeout(() => blockFor(500), 0);
+          }
+          return false;
+        },
+      });
+      assert.ok(outcome.turnEnded, JSON.stringify(harness.emulator.violations()));
+      assert.deepEqual(harness.emulator.violations(), []);
+    });
+  }
 
   it("first-message-not-run-request: the first message must be a run request", async () => {
     harness.emulator.clear();

@@ -25,6 +25,7 @@ import type { Conversation } from "../../session/conversation-store.ts";
 import type { ActiveTurn } from "./active-turn.ts";
 import { renderHistoryForReseed } from "./history-seed.ts";
 import type { TurnPlan } from "./turn-plan.ts";
+import { seedOverflow } from "./seed-fit.ts";
 
 /**
  * Whether a failed resumed pass may be rebuilt from host history.
@@ -44,14 +45,10 @@ export function mayRebuild(facts: {
   return facts.retryable && facts.resultsComplete && !facts.shown && !unrepresented;
 }
 
-/** Bytes per token of the size estimate (English text and JSON average about four). */
-const BYTES_PER_TOKEN = 4;
-
 /**
- * Whether rebuilding from host history would overflow the model's context window: the
- * seed text (with the system prompt) is estimated at four bytes a token against the
- * window Cursor reported in its latest checkpoint. An overflow is a `context_overflow`
- * error, shown to the host with status 413 so it compacts the conversation.
+ * Whether rebuilding from host history would overflow the model's context window (see
+ * {@link seedOverflow}): the seed text with the system prompt against the window Cursor
+ * reported in its latest checkpoint.
  *
  * @param prompt The host prompt ending with the tool results.
  * @param systemPrompt The system prompt the rebuilt Run would send.
@@ -75,17 +72,9 @@ export function rebuildOverflow(
   systemPrompt: string,
   windowTokens: number | undefined,
 ): CursorError | undefined {
-  if (windowTokens === undefined || windowTokens <= 0) return undefined;
   const text = renderHistoryForReseed(prompt);
   if (text === undefined) return undefined;
-  const bytes = new TextEncoder().encode(systemPrompt + text).length;
-  const tokens = Math.ceil(bytes / BYTES_PER_TOKEN);
-  if (tokens <= windowTokens) return undefined;
-  return new CursorError(
-    "context_overflow",
-    `The conversation is too long to rebuild after the interruption: about ${tokens} tokens for a context of ${windowTokens}; compact it and go on`,
-    { retryable: false },
-  );
+  return seedOverflow({ text, systemPrompt, kind: "rebuild" }, windowTokens);
 }
 
 /**

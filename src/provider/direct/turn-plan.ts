@@ -10,6 +10,7 @@ import type { Conversation, ConversationStore } from "../../session/conversation
 import type { ActiveTurn } from "./active-turn.ts";
 import type { ConvertedPrompt } from "./convert-prompt.ts";
 import { relateHistory, renderHistoryForReseed } from "./history-seed.ts";
+import { checkpointWindow, seedOverflow } from "./seed-fit.ts";
 
 /** How a turn starts. */
 export interface TurnPlan {
@@ -47,6 +48,8 @@ export interface PlanInputs {
  *
  * @param inputs Session key, prompt, store and id source.
  * @returns The plan.
+ * @throws {CursorError} `context_overflow` when a reseed from host history is larger than
+ *   the context window Cursor reported for the conversation (nothing is replaced then).
  */
 export function planTurn(inputs: PlanInputs): TurnPlan {
   const { converted } = inputs;
@@ -115,6 +118,11 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
 
 function reseed(inputs: PlanInputs, reason: string, text: string): TurnPlan {
   const key = inputs.key ?? inputs.newId();
+  // Checked before the conversation is replaced: its checkpoint holds the window.
+  const window = checkpointWindow(inputs.store.get(key)?.checkpoint);
+  const systemPrompt = inputs.converted.systemPrompt;
+  const overflow = seedOverflow({ text, systemPrompt, kind: "reseed" }, window);
+  if (overflow !== undefined) throw overflow;
   const conversation = inputs.store.create(key, inputs.newId());
   conversation.frozenSystemPrompt = inputs.converted.systemPrompt;
   return cold(

@@ -94,6 +94,8 @@ export class Replies {
   #nextExec = 0;
   #nextKv = 0;
   #nextQuery = 0;
+  /** The expired request a check found first, and when (until it is reported or answered). */
+  #expired: { readonly message: string; readonly since: number } | undefined;
 
   constructor(hooks: ReplyHooks) {
     this.#hooks = hooks;
@@ -368,28 +370,48 @@ export class Replies {
       );}
   }
 
-  /** Checks deadlines; reports the first expired request and returns whether one was. */
+  /**
+   * Checks deadlines; reports the first expired request and returns whether one was. A
+   * request first seen expired is reported only by a later check, at least a quarter of
+   * the deadline on (at most 250 ms): a process that stalled (a loaded machine, a long
+   * garbage collection) runs its overdue timer before it reads the answer already waiting
+   * in its socket, and that answer must count as on time.
+   */
   checkDeadlines(): boolean {
     const now = this.#hooks.now();
+    const expired = this.#firstExpired(now);
+    if (expired === undefined) {
+      this.#expired = undefined;
+      return false;
+    }
+    if (expired.message !== this.#expired?.message) {
+      this.#expired = { message: expired.message, since: now };
+      return false;
+    }
+    const confirmMs = Math.max(1, Math.min(250, this.#hooks.deadlineMs / 4));
+    if (now - this.#expired.since < confirmMs) return false;
+    this.#hooks.timeout(expired.rule, expired.message);
+    return true;
+  }
+
+  #firstExpired(now: number): { rule: RuleName; message: string } | undefined {
     const limit = this.#hooks.deadlineMs;
     for (const exec of this.#execs.values()) {
       if (exec.settled || now - exec.lastActivity < limit) continue;
       const rule: RuleName = exec.terminal ? "stream-close-missing" : "reply-deadline-exceeded";
       const what = exec.terminal ? "got no stream_close" : "was not answered";
-      this.#hooks.timeout(rule, `Exec ${exec.id} (${exec.requestCase}) ${what} within ${limit} ms`);
-      return true;
+      return { rule, message: `Exec ${exec.id} (${exec.requestCase}) ${what} within ${limit} ms` };
     }
     for (const [channel, map] of [["KV", this.#kv], ["Interaction", this.#queries]] as const) {
       for (const pending of map.values()) {
         if (now - pending.startedAt < limit) continue;
-        this.#hooks.timeout(
-          "reply-deadline-exceeded",
-          `${channel} request ${pending.id} was not answered within ${limit} ms`,
-        );
-        return true;
+        return {
+          rule: "reply-deadline-exceeded",
+          message: `${channel} request ${pending.id} was not answered within ${limit} ms`,
+        };
       }
     }
-    return false;
+    return undefined;
   }
 
   /** Rejects everything still pending (the Run is over) and forgets settled state. */
