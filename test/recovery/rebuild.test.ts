@@ -1,8 +1,9 @@
 /**
  * A drop right after the host's tool results went in, before Cursor saved a checkpoint
  * that holds them (while the result drains, or right after Cursor acknowledged it): there
- * is nothing to resume from, so the turn is rebuilt from the complete host history (the
- * tool result is in the rebuilt Run's context) and carries on, nothing shown twice.
+ * is nothing to resume from, so the turn is rebuilt from the complete host history and
+ * the model carries on from the results: the reply is the uninterrupted turn's, each
+ * tool result is in the rebuilt context once, and nothing is shown twice.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +13,12 @@ import { join } from "node:path";
 import { stepCountIs, streamText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
-import { complete, lastModelContext, quiet, session, user } from "./support.ts";
+import { complete, quiet, session, user } from "./support.ts";
+import { countingTools, countOf, rebuiltSeed } from "./rebuild-support.ts";
+
+/** What the uninterrupted turn shows: the text before the tool, then the reply after it. */
+const UNINTERRUPTED =
+  "Looking.After tools.Tool results:\n- shell `echo marker-42` exited 0: marker-42";
 
 for (const transport of ["sse", "http2"] as const) {
   describe(`rebuild after tool results (${transport})`, () => {
@@ -20,18 +26,19 @@ for (const transport of ["sse", "http2"] as const) {
       (["tool-result", "tool-ack"] as const).map((at) => ({ fault, at }))
     );
     for (const { fault, at } of cases) {
-      it(`${fault} at ${at}: rebuilt from host history, answered once`, async () => {
+      it(`${fault} at ${at}: rebuilt from host history, the model carries on from the result`, async () => {
         const dir = mkdtempSync(join(tmpdir(), "recovery-"));
         const { logger, lines } = createMemoryLogger();
         try {
           await withEmulator({}, async (emulator) => {
             const cursor = emulatorProvider(emulator, transport, { debug: logger });
-            const prompt =
-              `::fault ${fault} times=1 at=${at}\n::shell echo marker-42\n::text After tools.`;
+            const prompt = `::text Looking.\n::fault ${fault} times=1 at=${at}\n` +
+              "::shell echo marker-42\n::text After tools.";
+            const { tools, executed } = countingTools(hostTools(dir));
             const result = streamText({
               model: cursor("gpt-5"),
               messages: [user(prompt)],
-              tools: hostTools(dir),
+              tools,
               stopWhen: stepCountIs(4),
               ...session("ses_rebuild"),
               ...quiet,
@@ -39,10 +46,24 @@ for (const transport of ["sse", "http2"] as const) {
             let text = "";
             for await (const delta of result.textStream) text += delta;
             assert.equal(await result.finishReason, "stop");
-            const context = lastModelContext(emulator);
-            assert.match(context, /marker-42/, "the tool result is in the rebuilt context");
-            assert.match(context, /echo marker-42/, "and the request that made it");
-            assert.ok(text.length > 0, "the rebuilt Run answers");
+            assert.equal(text, UNINTERRUPTED, "the uninterrupted reply, nothing shown twice");
+            assert.deepEqual(executed, ["echo marker-42"], "the tool ran once");
+            const runs = emulator.runs().filter((r) => r.transport === transport);
+            assert.equal(runs.length, 2, "the broken Run and the rebuilt one");
+            assert.equal(runs[1]?.action, "user_message_action");
+            assert.notEqual(runs[1]?.conversationId, runs[0]?.conversationId);
+            assert.equal(runs[1]?.variants.continuation, "history");
+            assert.equal(
+              runs[1]?.execs.filter((e) => e.requestCase !== "requestContextArgs").length,
+              0,
+            );
+            const seed = rebuiltSeed(runs[1]);
+            assert.equal(countOf(seed.context, "user: "), 1, "one user message: the seed");
+            assert.equal(countOf(seed.text, "<user>"), 1, "the host's message once");
+            assert.equal(countOf(seed.text, "::shell echo marker-42"), 1);
+            assert.equal(countOf(seed.text, '[tool call bash {"command":"echo marker-42"'), 1);
+            assert.equal(countOf(seed.text, '<tool name="bash">'), 1, "the tool result once");
+            assert.equal(countOf(seed.text, '"value":"marker-42\\n"'), 1);
             assert.ok(
               lines.some((l) => l.startsWith("conversation reset: reason=interrupted-run")),
             );
@@ -54,12 +75,10 @@ for (const transport of ["sse", "http2"] as const) {
               ),
               lines.join("\n"),
             );
-            const runs = emulator.runs().filter((r) => r.transport === transport);
-            assert.equal(runs.length, 2, "the broken Run and the rebuilt one");
             const steps = await result.steps;
             const next = await complete(cursor, [
               user(prompt),
-              ...steps.flatMap((s) => s.response.messages).slice(-3),
+              ...steps.flatMap((s) => s.response.messages),
               user("::text Next turn fine."),
             ], "ses_rebuild");
             assert.equal(next, "Next turn fine.");

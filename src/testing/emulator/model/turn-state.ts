@@ -87,6 +87,8 @@ export interface TurnState {
   deferredFault?:
     | { readonly spec: FaultSpec; readonly point: ToolFaultPoint; readonly delayMs: number }
     | undefined;
+  /** Where the next tool step publishes its pre-result checkpoint again (`late-checkpoint`). */
+  lateCheckpoint?: "exec" | "tool-result" | undefined;
 }
 
 /** Sends an `interaction_update`. */
