@@ -1,27 +1,32 @@
 /** Pieces of the rebuild tests: counting host tool runs and reading the rebuilt seed. */
-import type { Tool, ToolSet } from "ai";
+import type { hostTools } from "../support/emulator.ts";
 import type { RunRecord } from "../../src/testing/mod.ts";
 
 /**
- * Wraps host tools so every run is counted (by the shell command, or the tool name).
+ * Host tools whose shell counts every command it runs.
  *
- * @returns The wrapped tools and the list of runs, in order.
+ * @returns The tools and the commands run, in order.
  */
-export function countingTools<T extends ToolSet>(tools: T): { tools: T; executed: string[] } {
+export function countingTools(
+  tools: ReturnType<typeof hostTools>,
+): { tools: ReturnType<typeof hostTools>; executed: string[] } {
   const executed: string[] = [];
-  const wrapped: Record<string, Tool> = {};
-  for (const [name, tool] of Object.entries(tools)) {
-    const execute = tool.execute;
-    wrapped[name] = execute === undefined ? tool : {
-      ...tool,
-      execute: (input: unknown, options: Parameters<typeof execute>[1]) => {
-        const command = (input as { command?: unknown }).command;
-        executed.push(typeof command === "string" ? unwrapped(command) : name);
-        return execute(input, options);
+  const { bash } = tools;
+  const execute = bash.execute;
+  if (execute === undefined) return { tools, executed };
+  return {
+    tools: {
+      ...tools,
+      bash: {
+        ...bash,
+        execute: (input, options) => {
+          executed.push(unwrapped(input.command));
+          return execute(input, options);
+        },
       },
-    };
-  }
-  return { tools: wrapped as T, executed };
+    },
+    executed,
+  };
 }
 
 /** The command the client wrapped to learn its exit status. */

@@ -45,8 +45,7 @@ import {
   readDirectives,
   unescape,
 } from "../../directives/directive-language.ts";
-import type { FaultSpec } from "../faults/faults.ts";
-import { parseFault } from "./fault-directive.ts";
+import { type FaultStep, parseFault } from "./fault-directive.ts";
 
 /**
  * A JSON value (MCP arguments).
@@ -126,41 +125,7 @@ export type PlanStep =
   | { readonly kind: "emit"; readonly bytes: number }
   | { readonly kind: "deltas"; readonly count: number }
   | { readonly kind: "sleep"; readonly ms: number }
-  | {
-    readonly kind: "fault";
-    readonly fault: FaultSpec;
-    /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
-    readonly times?: number;
-    /** Fire later, at this point of the next tool step (`at=exec|tool-result|tool-ack`). */
-    readonly point?: ToolFaultPoint;
-    /** With `point`: fire this long after the point is reached (`delay=<duration>`). */
-    readonly delayMs?: number;
-  }
-  | {
-    readonly kind: "late-checkpoint";
-    /** Publish the next tool step's pre-result checkpoint again at this point. */
-    readonly point: "exec" | "tool-result";
-    /** Only on the first N Runs that carry this directive (`times=N`); default every Run. */
-    readonly times?: number;
-  }
-  | { readonly kind: "error"; readonly message: string };
-
-/**
- * Points inside a tool step where a deferred fault fires: `exec` once the exec request went
- * out (the client runs the tool); `tool-result` once the client's result arrived, before
- * Cursor acknowledges it (the result drains); `tool-ack` right after the
- * `tool_call_completed` acknowledgement, before the settled checkpoint.
- *
- * @example
- * ```ts
- * import { parseDirectives, type ToolFaultPoint } from "../../mod.ts";
- *
- * const point: ToolFaultPoint = "tool-result";
- * const [step] = parseDirectives(`::fault drop times=1 at=${point}`);
- * console.assert(step?.kind === "fault" && step.point === "tool-result");
- * ```
- */
-export type ToolFaultPoint = "exec" | "tool-result" | "tool-ack";
+  | FaultStep;
 
 /** Largest `::emit` accepted: 8 MiB. */
 const MAX_EMIT_BYTES = 8 * 1024 * 1024;

@@ -9,8 +9,45 @@
  * @module
  */
 import { parseDuration } from "../../directives/directive-language.ts";
-import { ERROR_PRESETS } from "../faults/faults.ts";
-import type { PlanStep } from "./directive-plan.ts";
+import { ERROR_PRESETS, type FaultSpec } from "../faults/faults.ts";
+
+/**
+ * Points inside a tool step where a deferred fault fires: `exec` once the exec request went
+ * out (the client runs the tool); `tool-result` once the client's result arrived, before
+ * Cursor acknowledges it (the result drains); `tool-ack` right after the
+ * `tool_call_completed` acknowledgement, before the settled checkpoint.
+ *
+ * @example
+ * ```ts
+ * import { parseDirectives, type ToolFaultPoint } from "../../mod.ts";
+ *
+ * const point: ToolFaultPoint = "tool-result";
+ * const [step] = parseDirectives(`::fault drop times=1 at=${point}`);
+ * console.assert(step?.kind === "fault" && step.point === "tool-result");
+ * ```
+ */
+export type ToolFaultPoint = "exec" | "tool-result" | "tool-ack";
+
+/** The plan steps `::fault` makes: a fault, a late checkpoint, or what was wrong. */
+export type FaultStep =
+  | {
+    readonly kind: "fault";
+    readonly fault: FaultSpec;
+    /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
+    readonly times?: number;
+    /** Fire later, at this point of the next tool step (`at=exec|tool-result|tool-ack`). */
+    readonly point?: ToolFaultPoint;
+    /** With `point`: fire this long after the point is reached (`delay=<duration>`). */
+    readonly delayMs?: number;
+  }
+  | {
+    readonly kind: "late-checkpoint";
+    /** Publish the next tool step's pre-result checkpoint again at this point. */
+    readonly point: "exec" | "tool-result";
+    /** Only on the first N Runs that carry this directive (`times=N`); default every Run. */
+    readonly times?: number;
+  }
+  | { readonly kind: "error"; readonly message: string };
 
 /**
  * Parses the argument of `::fault`.
@@ -18,7 +55,7 @@ import type { PlanStep } from "./directive-plan.ts";
  * @param rest The text after `::fault`.
  * @returns A `fault` or `late-checkpoint` step, or an `error` step saying what was wrong.
  */
-export function parseFault(rest: string): PlanStep {
+export function parseFault(rest: string): FaultStep {
   const [kind = "", ...pairs] = rest.split(/\s+/).filter((part) => part !== "");
   const options = new Map<string, string>();
   for (const pair of pairs) {
@@ -58,7 +95,7 @@ export function parseFault(rest: string): PlanStep {
   };
 }
 
-function lateCheckpoint(at: string | undefined, times: { times?: number }): PlanStep {
+function lateCheckpoint(at: string | undefined, times: { times?: number }): FaultStep {
   if (at !== "exec" && at !== "tool-result") {
     return {
       kind: "error",
@@ -75,7 +112,7 @@ function faultStep(
   options: ReadonlyMap<string, string>,
   number: (key: string, fallback: number) => number,
   after: number,
-): PlanStep {
+): FaultStep {
   const preset = ERROR_PRESETS[kind];
   if (preset !== undefined) return { kind: "fault", fault: { ...preset, afterFrames: after } };
   switch (kind) {

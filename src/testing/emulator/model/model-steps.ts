@@ -10,7 +10,8 @@
  * @module
  */
 import { accountPrompt, assemblePrompt } from "../conversation/prompt-cache.ts";
-import type { ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
+import type { ToolSpec } from "./directive-plan.ts";
+import type { ToolFaultPoint } from "./fault-directive.ts";
 import { pendingJson, type PlannedCall } from "./pending-calls.ts";
 import { runTool, type ToolResult } from "./tool-run.ts";
 import { argsJson, displayToolCall, emptyToolCall, toolName } from "./tool-display.ts";

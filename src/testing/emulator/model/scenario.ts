@@ -7,7 +7,8 @@
  * @module
  */
 import type { FaultSpec } from "../faults/faults.ts";
-import type { PlanStep, ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
+import type { PlanStep, ToolSpec } from "./directive-plan.ts";
+import type { ToolFaultPoint } from "./fault-directive.ts";
 import { parseDirectives } from "./directive-plan.ts";
 import { readRebuiltTurn } from "./continuation.ts";
 import { clip } from "../observe/log.ts";

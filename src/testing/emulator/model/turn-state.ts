@@ -27,7 +27,7 @@ import type {
 import type { RunIo } from "../io/run-io.ts";
 import type { ToolEnv } from "./tool-run.ts";
 import type { FaultSpec } from "../faults/faults.ts";
-import type { ToolFaultPoint } from "./directive-plan.ts";
+import type { ToolFaultPoint } from "./fault-directive.ts";
 import {
   buildCheckpoint,
   rootBytes,
