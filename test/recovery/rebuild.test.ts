@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { stepCountIs, streamText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
-import { complete, quiet, session, user } from "./support.ts";
+import { complete, quiet, session, streamToolTurn, user } from "./support.ts";
 import { countingTools, countOf, rebuiltSeed } from "./rebuild-support.ts";
 
 /** What the uninterrupted turn shows: the text before the tool, then the reply after it. */
@@ -89,5 +89,39 @@ for (const transport of ["sse", "http2"] as const) {
         }
       });
     }
+
+    it("a drop after the first of two tools: the rebuilt Run runs only the second", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "recovery-"));
+      try {
+        await withEmulator({}, async (emulator) => {
+          const cursor = emulatorProvider(emulator, transport);
+          const prompt = "::text Looking.\n::fault drop times=1 at=tool-result\n" +
+            "::shell echo one\n::shell echo two\n::text Done.";
+          const { tools, executed } = countingTools(hostTools(dir));
+          const outcome = await streamToolTurn(cursor, [user(prompt)], "ses_rebuild2", tools);
+          assert.equal(outcome.error, undefined, String(outcome.error));
+          assert.equal(
+            outcome.text,
+            "Looking.Done.Tool results:\n- shell `echo one` exited 0: one\n" +
+              "- shell `echo two` exited 0: two",
+          );
+          assert.deepEqual(executed, ["echo one", "echo two"], "each tool ran once");
+          const runs = emulator.runs();
+          assert.equal(runs.length, 2, "the broken Run and the rebuilt one (held for `two`)");
+          assert.equal(runs[1]?.variants.continuation, "history");
+          const ids = outcome.messages.flatMap((m) =>
+            m.role === "assistant" && Array.isArray(m.content)
+              ? m.content.flatMap((p) => p.type === "tool-call" ? [p.toolCallId] : [])
+              : []
+          );
+          assert.equal(new Set(ids).size, ids.length, `tool call ids are unique: ${ids.join()}`);
+          const final = (runs[1]?.modelCalls.at(-1)?.context ?? []).join("\n");
+          assert.equal(countOf(final, "user: "), 1, "the seed once, no second user message");
+          assert.deepEqual(emulator.violations(), []);
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 }
