@@ -123,5 +123,30 @@ for (const transport of ["sse", "http2"] as const) {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    it("a failed command: the rebuilt reply quotes its status as the uninterrupted turn did", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "recovery-"));
+      try {
+        await withEmulator({}, async (emulator) => {
+          const cursor = emulatorProvider(emulator, transport);
+          const script = "::shell echo oops; exit 3\n::text After.";
+          const tools = hostTools(dir);
+          const clean = await streamToolTurn(cursor, [user(script)], "ses_clean", tools);
+          assert.equal(clean.error, undefined, String(clean.error));
+          const broken = await streamToolTurn(
+            cursor,
+            [user(`::fault drop times=1 at=tool-result\n${script}`)],
+            "ses_broken",
+            tools,
+          );
+          assert.equal(broken.error, undefined, String(broken.error));
+          assert.equal(broken.text, clean.text);
+          assert.match(clean.text, /^After\.Tool results:\n- shell `echo oops; exit 3` exited 3:/);
+          assert.equal(emulator.runs().at(-1)?.variants.continuation, "history");
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 }

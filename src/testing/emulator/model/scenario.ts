@@ -185,7 +185,9 @@ function* numberedChunks(count: number): Generator<string> {
 /**
  * The default model: runs the directives in the user's text in order, waits for each
  * tool, and ends with a reply quoting every result; without directives it replies with
- * a deterministic echo that also quotes the previous user message.
+ * a deterministic echo that also quotes the previous user message. A rebuilt turn (a
+ * seeded history ending with the results of the directives' first tool steps) carries on
+ * from the first step not done (see `continuation.ts`).
  *
  * @param context The scenario context.
  *
