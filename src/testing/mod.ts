@@ -100,9 +100,9 @@ export {
   type JsonValue,
   parseDirectives,
   type PlanStep,
-  type ToolFaultPoint,
   type ToolSpec,
 } from "./emulator/model/directive-plan.ts";
+export { type FaultStep, type ToolFaultPoint } from "./emulator/model/fault-directive.ts";
 export {
   type CatalogModel,
   type CatalogParameter,

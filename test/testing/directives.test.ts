@@ -69,6 +69,25 @@ describe("directive parser", () => {
     );
   });
 
+  it("parses a late checkpoint, which needs a point before or while a result drains", () => {
+    assert.deepEqual(parseDirectives("::fault late-checkpoint at=tool-result times=1")[0], {
+      kind: "late-checkpoint",
+      point: "tool-result",
+      times: 1,
+    });
+    assert.deepEqual(parseDirectives("::fault late-checkpoint at=exec")[0], {
+      kind: "late-checkpoint",
+      point: "exec",
+    });
+    for (const bad of ["::fault late-checkpoint", "::fault late-checkpoint at=tool-ack"]) {
+      const [step] = parseDirectives(bad);
+      assert.match(
+        step?.kind === "error" ? step.message : "",
+        /^Directive ::fault late-checkpoint needs at=exec or at=tool-result, got "(tool-ack)?"$/,
+      );
+    }
+  });
+
   it("turns malformed directives into error steps that name the problem", () => {
     const plan = parseDirectives(
       "::bogus x\n::read\n::emit lots\n::deltas 0\n::mcp t [1]\n::fault wrong-region",

@@ -31,7 +31,7 @@
  * ::emit <size>                  reply with <size> of text (e.g. 64kb) in 1 KiB deltas
  * ::deltas <count>               reply with <count> small text deltas
  * ::sleep <duration>             pause (heartbeats continue), e.g. 500 or 1.5s
- * ::fault <kind> [key=value…]    trigger a fault at this point (see faults)
+ * ::fault <kind> [key=value…]    trigger a fault at this point (see fault-directive.ts)
  * ```
  *
  * @module
@@ -45,8 +45,7 @@ import {
   readDirectives,
   unescape,
 } from "../../directives/directive-language.ts";
-import type { FaultSpec } from "../faults/faults.ts";
-import { ERROR_PRESETS } from "../faults/faults.ts";
+import { type FaultStep, parseFault } from "./fault-directive.ts";
 
 /**
  * A JSON value (MCP arguments).
@@ -126,34 +125,7 @@ export type PlanStep =
   | { readonly kind: "emit"; readonly bytes: number }
   | { readonly kind: "deltas"; readonly count: number }
   | { readonly kind: "sleep"; readonly ms: number }
-  | {
-    readonly kind: "fault";
-    readonly fault: FaultSpec;
-    /** Fire only on the first N Runs that carry this directive (`times=N`); default every Run. */
-    readonly times?: number;
-    /** Fire later, at this point of the next tool step (`at=exec|tool-result|tool-ack`). */
-    readonly point?: ToolFaultPoint;
-    /** With `point`: fire this long after the point is reached (`delay=<duration>`). */
-    readonly delayMs?: number;
-  }
-  | { readonly kind: "error"; readonly message: string };
-
-/**
- * Points inside a tool step where a deferred fault fires: `exec` once the exec request went
- * out (the client runs the tool); `tool-result` once the client's result arrived, before
- * Cursor acknowledges it (the result drains); `tool-ack` right after the
- * `tool_call_completed` acknowledgement, before the settled checkpoint.
- *
- * @example
- * ```ts
- * import { parseDirectives, type ToolFaultPoint } from "../../mod.ts";
- *
- * const point: ToolFaultPoint = "tool-result";
- * const [step] = parseDirectives(`::fault drop times=1 at=${point}`);
- * console.assert(step?.kind === "fault" && step.point === "tool-result");
- * ```
- */
-export type ToolFaultPoint = "exec" | "tool-result" | "tool-ack";
+  | FaultStep;
 
 /** Largest `::emit` accepted: 8 MiB. */
 const MAX_EMIT_BYTES = 8 * 1024 * 1024;
@@ -364,90 +336,5 @@ function parseMcp(arg: string): PlanStep {
       kind: "error",
       message: `Directive ::mcp arguments are not valid JSON: ${JSON.stringify(json)}`,
     };
-  }
-}
-
-/** Parses `key=value` options of `::fault`. */
-function parseFault(rest: string): PlanStep {
-  const [kind = "", ...pairs] = rest.split(/\s+/).filter((part) => part !== "");
-  const options = new Map<string, string>();
-  for (const pair of pairs) {
-    const [key = "", value = "true"] = pair.split("=", 2);
-    options.set(key, value);
-  }
-  const number = (key: string, fallback: number): number => {
-    const value = Number(options.get(key) ?? fallback);
-    return Number.isFinite(value) ? value : fallback;
-  };
-  const after = number("after", 0);
-  const step = faultStep(kind, options, number, after);
-  if (step.kind !== "fault") return step;
-  const at = options.get("at");
-  if (at !== undefined && at !== "exec" && at !== "tool-result" && at !== "tool-ack") {
-    return {
-      kind: "error",
-      message: `Directive ::fault at= takes exec, tool-result or tool-ack, got ${
-        JSON.stringify(at)
-      }`,
-    };
-  }
-  const delay = options.get("delay");
-  const delayMs = delay === undefined ? undefined : parseDuration(delay);
-  if (delay !== undefined && (delayMs === undefined || at === undefined)) {
-    return {
-      kind: "error",
-      message: `Directive ::fault delay= needs at= and a duration, got ${JSON.stringify(delay)}`,
-    };
-  }
-  return {
-    ...step,
-    ...(options.has("times") ? { times: Math.max(0, number("times", 1)) } : {}),
-    ...(at === undefined ? {} : { point: at }),
-    ...(delayMs === undefined ? {} : { delayMs }),
-  };
-}
-
-function faultStep(
-  kind: string,
-  options: ReadonlyMap<string, string>,
-  number: (key: string, fallback: number) => number,
-  after: number,
-): PlanStep {
-  const preset = ERROR_PRESETS[kind];
-  if (preset !== undefined) return { kind: "fault", fault: { ...preset, afterFrames: after } };
-  switch (kind) {
-    case "drop":
-    case "goaway":
-    case "rst-stream":
-    case "malformed-frame":
-    case "oversized-frame":
-      return { kind: "fault", fault: { kind, afterFrames: after } };
-    case "stall":
-      return {
-        kind: "fault",
-        fault: {
-          kind: "stall",
-          ms: number("ms", 1000),
-          heartbeats: options.has("heartbeats"),
-          afterFrames: after,
-        },
-      };
-    case "error":
-      return {
-        kind: "fault",
-        fault: { kind: "error", code: options.get("code") ?? "internal", afterFrames: after },
-      };
-    case "unknown-message":
-      return {
-        kind: "fault",
-        fault: { kind: "unknown-message", fieldNumber: number("field", 99), afterFrames: after },
-      };
-    case "blob-miss":
-      return { kind: "fault", fault: { kind: "blob-miss" } };
-    default:
-      return {
-        kind: "error",
-        message: `Directive ::fault cannot trigger ${JSON.stringify(kind)} mid-reply`,
-      };
   }
 }

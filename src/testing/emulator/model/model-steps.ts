@@ -10,7 +10,8 @@
  * @module
  */
 import { accountPrompt, assemblePrompt } from "../conversation/prompt-cache.ts";
-import type { ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
+import type { ToolSpec } from "./directive-plan.ts";
+import type { ToolFaultPoint } from "./fault-directive.ts";
 import { pendingJson, type PlannedCall } from "./pending-calls.ts";
 import { runTool, type ToolResult } from "./tool-run.ts";
 import { argsJson, displayToolCall, emptyToolCall, toolName } from "./tool-display.ts";
@@ -255,6 +256,7 @@ async function runOne(
   });
   result.completed.startedAtMs = startedAt;
   result.completed.completedAtMs = BigInt(state.io.now());
+  await republishLate(state, "tool-result");
   fireDeferredFault(state, "tool-result");
   await sendUpdate(state, {
     case: "toolCallCompleted",
@@ -278,6 +280,24 @@ export function fireDeferredFault(state: TurnState, point: ToolFaultPoint): void
   const fire = () => state.io.writer.fireNow(deferred.spec);
   const fired = deferred.delayMs > 0 ? state.io.sleep(deferred.delayMs).then(fire) : fire();
   fired.catch(() => {});
+}
+
+/**
+ * Publishes the tool step's pre-result checkpoint again when a `late-checkpoint` waits for
+ * this point: the call is still pending in it, the result not yet in the conversation.
+ *
+ * @param state The turn.
+ * @param point The point reached.
+ */
+export async function republishLate(
+  state: TurnState,
+  point: "exec" | "tool-result",
+): Promise<void> {
+  const checkpoint = state.lastCheckpoint;
+  if (state.lateCheckpoint !== point || checkpoint === undefined) return;
+  state.lateCheckpoint = undefined;
+  state.io.record.faults.push(`late-checkpoint at ${point}`);
+  await sendCheckpoint(state, checkpoint, "staged");
 }
 
 async function storeResults(

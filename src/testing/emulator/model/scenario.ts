@@ -7,8 +7,10 @@
  * @module
  */
 import type { FaultSpec } from "../faults/faults.ts";
-import type { PlanStep, ToolFaultPoint, ToolSpec } from "./directive-plan.ts";
+import type { PlanStep, ToolSpec } from "./directive-plan.ts";
+import type { ToolFaultPoint } from "./fault-directive.ts";
 import { parseDirectives } from "./directive-plan.ts";
+import { readRebuiltTurn } from "./continuation.ts";
 import { clip } from "../observe/log.ts";
 import { newestUserText } from "../../directives/directive-language.ts";
 
@@ -128,6 +130,21 @@ export interface ScenarioContext {
     limit?: { readonly key: string; readonly times: number },
     point?: { readonly at: ToolFaultPoint; readonly delayMs: number },
   ): Promise<void>;
+  /**
+   * Publishes the next tool step's pre-result checkpoint again at that point: after the
+   * exec went out (a late pre-result checkpoint) or while the delivered result drains,
+   * before Cursor acknowledges it. `limit` counts firings like {@link fault}'s.
+   */
+  lateCheckpoint(
+    at: "exec" | "tool-result",
+    limit?: { readonly key: string; readonly times: number },
+  ): Promise<void>;
+  /**
+   * Records how the model continued a turn in the Run record's variants
+   * (`continuation`: `history` when it carried on from a rebuilt history's tool results,
+   * `unmatched` when that history did not match the directives and it echoed).
+   */
+  report(variant: "continuation", value: "history" | "unmatched"): void;
 }
 
 /**
@@ -168,7 +185,9 @@ function* numberedChunks(count: number): Generator<string> {
 /**
  * The default model: runs the directives in the user's text in order, waits for each
  * tool, and ends with a reply quoting every result; without directives it replies with
- * a deterministic echo that also quotes the previous user message.
+ * a deterministic echo that also quotes the previous user message. A rebuilt turn (a
+ * seeded history ending with the results of the directives' first tool steps) carries on
+ * from the first step not done (see `continuation.ts`).
  *
  * @param context The scenario context.
  *
@@ -185,20 +204,46 @@ function* numberedChunks(count: number): Generator<string> {
  */
 export async function directiveScenario(context: ScenarioContext): Promise<void> {
   const plan = parseDirectives(context.userText);
-  if (plan.length === 0) return await context.text(echoReply(context));
-  const results: ScenarioToolResult[] = [...context.previousResults];
+  if (plan.length > 0) {
+    return await runPlan(context, plan, {
+      userText: newestUserText(context.userText).text,
+      completedSteps: context.completedSteps,
+      results: context.previousResults,
+    });
+  }
+  const rebuilt = readRebuiltTurn(context.userText);
+  if (rebuilt.kind !== "none") {
+    context.report("continuation", rebuilt.kind === "continue" ? "history" : "unmatched");
+  }
+  if (rebuilt.kind !== "continue") return await context.text(echoReply(context));
+  await runPlan(context, rebuilt.plan, rebuilt);
+}
+
+/** Where a plan starts: its user message, and the tool steps done before this Run. */
+interface PlanStart {
+  readonly userText: string;
+  readonly completedSteps: number;
+  readonly results: readonly ScenarioToolResult[];
+}
+
+async function runPlan(
+  context: ScenarioContext,
+  plan: readonly PlanStep[],
+  start: PlanStart,
+): Promise<void> {
+  const results: ScenarioToolResult[] = [...start.results];
   const notes: string[] = [];
   let toolStep = 0;
   for (const [index, step] of plan.entries()) {
-    // A resumed turn continues after its completed tool steps: what came before them (their
-    // text included) is in the checkpoint already and is not streamed again.
-    if (toolStep < context.completedSteps) {
+    // A continued turn goes on after its completed tool steps: what came before them (their
+    // text included) is in the conversation already and is not streamed again.
+    if (toolStep < start.completedSteps) {
       if (step.kind === "tools") toolStep++;
       continue;
     }
-    // Keyed by the newest message alone: a reseed that carries the history before it is the
-    // same request.
-    const key = `${index}:${newestUserText(context.userText).text.trim()}`;
+    // Keyed by the user message alone: a reseed or a rebuild that carries the history
+    // before it is the same request.
+    const key = `${index}:${start.userText.trim()}`;
     const outcome = await runPlanStep(context, step, key);
     if (Array.isArray(outcome)) results.push(...outcome);
     else if (outcome !== undefined) notes.push(outcome);
@@ -240,6 +285,12 @@ async function runPlanStep(
         step.fault,
         step.times === undefined ? undefined : { key, times: step.times },
         step.point === undefined ? undefined : { at: step.point, delayMs: step.delayMs ?? 0 },
+      );
+      return undefined;
+    case "late-checkpoint":
+      await context.lateCheckpoint(
+        step.point,
+        step.times === undefined ? undefined : { key, times: step.times },
       );
       return undefined;
     case "error":

@@ -37,7 +37,8 @@ export interface OutcomeView {
 /** Longest quoted output per tool. */
 const QUOTE_LIMIT = 2000;
 
-function quote(text: string): string {
+/** A tool output as the model quotes it: trailing space dropped, long text cut. */
+export function quote(text: string): string {
   const trimmed = text.replace(/\s+$/, "");
   return trimmed.length <= QUOTE_LIMIT
     ? trimmed

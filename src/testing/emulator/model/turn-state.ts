@@ -27,7 +27,7 @@ import type {
 import type { RunIo } from "../io/run-io.ts";
 import type { ToolEnv } from "./tool-run.ts";
 import type { FaultSpec } from "../faults/faults.ts";
-import type { ToolFaultPoint } from "./directive-plan.ts";
+import type { ToolFaultPoint } from "./fault-directive.ts";
 import {
   buildCheckpoint,
   rootBytes,
@@ -87,6 +87,8 @@ export interface TurnState {
   deferredFault?:
     | { readonly spec: FaultSpec; readonly point: ToolFaultPoint; readonly delayMs: number }
     | undefined;
+  /** Where the next tool step publishes its pre-result checkpoint again (`late-checkpoint`). */
+  lateCheckpoint?: "exec" | "tool-result" | undefined;
 }
 
 /** Sends an `interaction_update`. */

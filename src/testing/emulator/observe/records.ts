@@ -176,6 +176,13 @@ export interface RunVariants {
   requestContextMatchesAction?: boolean;
   /** Async ask-question answers arrived through a conversation action. */
   asyncAskQuestion?: boolean;
+  /**
+   * How the model went on with a turn whose tool work was already done: from the
+   * checkpoint of a resumed Run (`checkpoint`), from the tool results of a rebuilt history
+   * (`history`), or not at all (`unmatched`: a rebuilt history that does not match the
+   * directives, answered with the echo).
+   */
+  continuation?: "checkpoint" | "history" | "unmatched";
 }
 
 /**

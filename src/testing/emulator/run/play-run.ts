@@ -37,6 +37,7 @@ import {
   emitThinking,
   finishTurn,
   fireDeferredFault,
+  republishLate,
   runToolStep,
 } from "../model/model-steps.ts";
 import { parsePending, type PendingBatch } from "../model/pending-calls.ts";
@@ -188,7 +189,11 @@ async function playTurn(input: TurnInput, kind: TurnKind): Promise<void> {
   );
   io.record.turn = transcript.turns.length;
   const state = turnState(input, turn, conversation, idealRootCount, hasHistory, completedSteps);
-  state.toolEnv.onExecSent = () => fireDeferredFault(state, "exec");
+  state.toolEnv.onExecSent = () => {
+    republishLate(state, "exec").catch(() => {});
+    fireDeferredFault(state, "exec");
+  };
+  if (completedSteps > 0) io.variant("continuation", "checkpoint");
   // The new message's blobs go out now; their acknowledgements are awaited before the
   // first checkpoint that references them (AGENT-SCHEMA.md §5.5), not before the model.
   await input.blobs.send();
@@ -307,22 +312,36 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
       })),
     sleep: (ms) => deps.io.sleep(ms),
     fault: (spec, limit, point) => {
-      if (limit !== undefined) {
-        // Counted per conversation group: a reseeded or rebuilt conversation of the same
-        // session does not fire the fault again.
-        const firings = deps.conversations.ensure(input.faultScope).faultFirings;
-        const fired = firings.get(limit.key) ?? 0;
-        if (fired >= limit.times) return Promise.resolve();
-        firings.set(limit.key, fired + 1);
-      }
+      if (!takeFiring(input, limit)) return Promise.resolve();
       if (point !== undefined) {
         state.deferredFault = { spec, point: point.at, delayMs: point.delayMs };
         return Promise.resolve();
       }
       return applyFault(input, spec);
     },
+    lateCheckpoint: (at, limit) => {
+      if (takeFiring(input, limit)) state.lateCheckpoint = at;
+      return Promise.resolve();
+    },
+    report: (name, value) => deps.io.variant(name, value),
   };
   await (deps.options.scenario ?? directiveScenario)(context);
+}
+
+/**
+ * Whether a limited fault fires on this Run (and counts it). Counted per conversation
+ * group: a reseeded or rebuilt conversation of the same session does not fire it again.
+ */
+function takeFiring(
+  input: TurnInput,
+  limit: { readonly key: string; readonly times: number } | undefined,
+): boolean {
+  if (limit === undefined) return true;
+  const firings = input.deps.conversations.ensure(input.faultScope).faultFirings;
+  const fired = firings.get(limit.key) ?? 0;
+  if (fired >= limit.times) return false;
+  firings.set(limit.key, fired + 1);
+  return true;
 }
 
 async function applyFault(
