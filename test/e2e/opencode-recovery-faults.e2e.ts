@@ -85,11 +85,18 @@ describe("faults inside a turn (real OpenCode)", () => {
     assert.equal(ran, "ran\n", "the shell tool ran exactly once");
     const tools = (await sessionParts(server.client, session)).filter((p) => p.type === "tool");
     assert.equal(tools.length, 1, JSON.stringify(tools));
-    assert.ok(answer.text.length > 0, "the rebuilt Run answers");
+    // The model carries on from the result in OpenCode's history, as the uninterrupted
+    // turn would have: the text after the tool, then the result quoted once.
+    assert.match(
+      answer.text,
+      /After the tool\.Tool results:\n- shell `[^`]+` exited 0: result-42$/,
+    );
+    assert.equal(occurrences(answer.text, "result-42"), 1, answer.text);
 
     const runs = runsSince(emulator, skip);
     assert.equal(runs[0]?.status, "dropped", runs.map((r) => r.status).join(","));
     assert.equal(runs.length, 2, "the dropped Run and the rebuilt one");
+    assert.equal(runs[1]?.variants.continuation, "history", "carried on from the seeded results");
     // The rebuilt Run starts from OpenCode's history: the request, the tool call and its
     // result, each once.
     const context = latestModelContext(emulator);
