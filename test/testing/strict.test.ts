@@ -116,6 +116,42 @@ describe("strict mode", () => {
     });
   }
 
+  it("a Run whose run request never comes ends with deadline_exceeded", async () => {
+    harness.emulator.clear();
+    const run = openSseRun(harness.target("sse"));
+    assert.equal(await run.status, 200);
+    await expectRunError(await endOf(run), "deadline_exceeded", /No run_request arrived in time/);
+    run.close();
+  });
+
+  for (const transport of ["sse", "http2"] as const) {
+    it(`a run request sent before the process stalls is on time (${transport})`, async () => {
+      harness.emulator.clear();
+      const run = transport === "sse"
+        ? openSseRun(harness.target("sse"))
+        : openHttp2Run(harness.target("http2"));
+      // The Run is open on the server (its deadline running) before the request goes out;
+      // RunSSE's status is no sign of that on Node, whose server sends headers with the
+      // first frame.
+      for (let waited = 0; harness.emulator.runs().length === 0; waited += 5) {
+        assert.ok(waited < 5_000, "the Run opens");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const sent = run.send(runRequestBytes({ text: "::text hi" }, requestContext()));
+      // The process stops for longer than the deadline before the emulator reads the
+      // request: its overdue timer runs first.
+      blockFor(500);
+      await sent;
+      const first = await run.next();
+      run.close();
+      assert.equal(first.kind, "message", JSON.stringify(first));
+      if (first.kind === "message") {
+        assert.equal(first.message.message.case, "execServerMessage");
+      }
+      await harness.emulator.idle();
+    });
+  }
+
   it("first-message-not-run-request: the first message must be a run request", async () => {
     harness.emulator.clear();
     const run = openHttp2Run(harness.target("http2"));

@@ -11,6 +11,7 @@ import type { KvClientMessage } from "../../../gen/agent/v1/kv_pb.ts";
 import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { ShellResult } from "../../../gen/agent/v1/exec_shell_pb.ts";
 import { expectedExecResult, expectedInteractionResponse } from "./exec-cases.ts";
+import { LateCheck } from "./late-check.ts";
 import type { RuleName } from "../observe/violations.ts";
 import type { RunVariants } from "../observe/records.ts";
 import { RunTerminated } from "./run-writer.ts";
@@ -94,11 +95,12 @@ export class Replies {
   #nextExec = 0;
   #nextKv = 0;
   #nextQuery = 0;
-  /** The expired request a check found first, and when (until it is reported or answered). */
-  #expired: { readonly message: string; readonly since: number } | undefined;
+  /** The expired request a check found first, until a later check confirms it. */
+  readonly #late: LateCheck;
 
   constructor(hooks: ReplyHooks) {
     this.#hooks = hooks;
+    this.#late = new LateCheck(hooks.deadlineMs);
   }
 
   /** Whether anything is awaiting a client answer. */
@@ -372,24 +374,14 @@ export class Replies {
 
   /**
    * Checks deadlines; reports the first expired request and returns whether one was. A
-   * request first seen expired is reported only by a later check, at least a quarter of
-   * the deadline on (at most 250 ms): a process that stalled (a loaded machine, a long
-   * garbage collection) runs its overdue timer before it reads the answer already waiting
+   * request first seen expired is reported only by a later check (see `late-check.ts`): a
+   * process that stalled runs its overdue timer before it reads the answer already waiting
    * in its socket, and that answer must count as on time.
    */
   checkDeadlines(): boolean {
     const now = this.#hooks.now();
     const expired = this.#firstExpired(now);
-    if (expired === undefined) {
-      this.#expired = undefined;
-      return false;
-    }
-    if (expired.message !== this.#expired?.message) {
-      this.#expired = { message: expired.message, since: now };
-      return false;
-    }
-    const confirmMs = Math.max(1, Math.min(250, this.#hooks.deadlineMs / 4));
-    if (now - this.#expired.since < confirmMs) return false;
+    if (!this.#late.confirmed(expired?.message, now) || expired === undefined) return false;
     this.#hooks.timeout(expired.rule, expired.message);
     return true;
   }

@@ -25,6 +25,7 @@ import type { FaultController } from "../faults/faults.ts";
 import type { EmulatorLog } from "../observe/log.ts";
 import { newRunRecord, type RunRecord, type RunVariants } from "../observe/records.ts";
 import { Replies } from "../io/replies.ts";
+import { LateCheck } from "../io/late-check.ts";
 import { playRun } from "./play-run.ts";
 import type { RunIo } from "../io/run-io.ts";
 import { type RunSink, RunTerminated, RunWriter } from "../io/run-writer.ts";
@@ -69,6 +70,8 @@ export class RunSession implements RunIo {
   readonly #asyncWaiters = new Map<string, (answer: string) => void>();
   readonly #sleepers = new Set<ReturnType<typeof setTimeout>>();
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** The run request's deadline, confirmed by a later tick (see `late-check.ts`). */
+  readonly #runRequestLate: LateCheck;
   #started = false;
   #finished = false;
   #lastClientFrameAt: number;
@@ -96,6 +99,7 @@ export class RunSession implements RunIo {
         this.record.error = { code: error.code, message: error.message };
       },
     });
+    this.#runRequestLate = new LateCheck(core.options.replyDeadlineMs);
     this.replies = new Replies({
       now: core.options.now,
       deadlineMs: core.options.replyDeadlineMs,
@@ -237,14 +241,17 @@ export class RunSession implements RunIo {
   #asyncAnswer(toolCallId: string): Promise<string> {
     return new Promise((resolve, reject) => {
       const started = this.now();
+      const late = new LateCheck(this.#core.options.replyDeadlineMs);
       this.#asyncWaiters.set(toolCallId, resolve);
       const check = setInterval(() => {
+        const now = this.now();
+        const expired = now - started > this.#core.options.replyDeadlineMs;
         if (this.#finished) {
           clearInterval(check);
           reject(new RunTerminated("Run ended"));
         } else if (!this.#asyncWaiters.has(toolCallId)) {
           clearInterval(check);
-        } else if (this.now() - started > this.#core.options.replyDeadlineMs) {
+        } else if (late.confirmed(expired ? toolCallId : undefined, now)) {
           clearInterval(check);
           this.#timeout(
             "reply-deadline-exceeded",
@@ -357,7 +364,9 @@ export class RunSession implements RunIo {
     if (this.#finished) return;
     const now = this.now();
     if (this.#started && this.replies.checkDeadlines()) return;
-    if (!this.#started && now - this.record.startedAt > this.#core.options.replyDeadlineMs) {
+    const noRunRequest = !this.#started &&
+      now - this.record.startedAt > this.#core.options.replyDeadlineMs;
+    if (this.#runRequestLate.confirmed(noRunRequest ? "run_request" : undefined, now)) {
       return this.fail({ code: "deadline_exceeded", message: "No run_request arrived in time" });
     }
     if (now - this.writer.lastWriteAt >= this.#core.options.heartbeatIntervalMs) {
