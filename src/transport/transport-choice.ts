@@ -50,7 +50,7 @@ export interface TransportChoiceOptions {
  * console.assert(transport.kind === "http2");
  * await transport.openRun({ agentBaseURL: "https://agent.example", headers: {}, requestId: "r1" }).catch(() => {});
  * console.assert(transport.kind === "sse");
- * console.assert(lines[0].startsWith("transport fallback: to=sse reason=http2-unavailable"));
+ * console.assert(lines[0]?.startsWith("transport fallback: to=sse reason=http2-unavailable"));
  * ```
  */
 export function createTransportChoice(options: TransportChoiceOptions): AgentTransport {
