@@ -2,8 +2,9 @@
  * HTTP/2 with SSE behind it: Runs go over HTTP/2 while the server allows it and a
  * connection can be made; otherwise they open over SSE. A failed HTTP/2 connection is
  * remembered for a while, so later Runs do not pay the attempt each time. Only a Run the
- * HTTP/2 transport could not open (nothing of it was sent) moves to SSE; a Run that
- * fails later keeps its transport and is left to recovery.
+ * server never started moves to SSE: one the HTTP/2 transport could not open (nothing of
+ * it was sent), or one the agent host refused as a whole with HTTP 464 before its first
+ * frame. A Run that fails otherwise keeps its transport and is left to recovery.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { CursorError } from "../core/cursor-error.ts";
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentRunStream, AgentTransport, OpenRunOptions } from "./agent-transport.ts";
 import type { ServerConfig } from "./server-config.ts";
+import { reopenableRun } from "./refused-run.ts";
 
 /** How long a failed HTTP/2 connection keeps Runs on SSE before HTTP/2 is tried again. */
 export const HTTP2_RETRY_AFTER_MS = 5 * 60_000;
@@ -78,22 +80,27 @@ export function createTransportChoice(options: TransportChoiceOptions): AgentTra
     },
     async openRun(run: OpenRunOptions): Promise<AgentRunStream> {
       if (disabledByServer() || http2Unavailable()) return await options.sse.openRun(run);
-      try {
-        return await options.http2.openRun(run);
-      } catch (error) {
-        const failure = CursorError.from(error);
-        if (run.signal?.aborted || failure.code === "canceled") throw failure;
+      const fallBack = (reason: "http2-unavailable" | "http2-refused", failure: CursorError) => {
         failedUntil = options.now() + retryAfterMs;
         tell(options.logger, {
           kind: "transport-fallback",
           to: "sse",
-          reason: "http2-unavailable",
+          reason,
           code: failure.code,
           retryAfterMs,
           error: failure.message,
         });
-        return await options.sse.openRun(run);
+        return options.sse.openRun(run);
+      };
+      let http2: AgentRunStream;
+      try {
+        http2 = await options.http2.openRun(run);
+      } catch (error) {
+        const failure = CursorError.from(error);
+        if (run.signal?.aborted || failure.code === "canceled") throw failure;
+        return await fallBack("http2-unavailable", failure);
       }
+      return reopenableRun(http2, (refusal) => fallBack("http2-refused", refusal));
     },
   };
 }
@@ -104,7 +111,7 @@ type FallbackEvent =
   & (
     | { readonly reason: "server-config"; readonly http2Config: string }
     | {
-      readonly reason: "http2-unavailable";
+      readonly reason: "http2-unavailable" | "http2-refused";
       readonly code: string;
       readonly retryAfterMs: number;
       readonly error: string;
@@ -115,7 +122,7 @@ function tell(logger: DebugLogger, event: FallbackEvent): void {
   if (!logger.enabled) return;
   const text = event.reason === "server-config"
     ? `transport fallback: to=sse reason=server-config http2Config=${event.http2Config}`
-    : `transport fallback: to=sse reason=http2-unavailable code=${event.code} retryAfterMs=${event.retryAfterMs} error=${
+    : `transport fallback: to=sse reason=${event.reason} code=${event.code} retryAfterMs=${event.retryAfterMs} error=${
       JSON.stringify(event.error)
     }`;
   if (logger.record) logger.record(event, text);

@@ -3,15 +3,17 @@
  * both protocols on one origin: a connection that opens with the HTTP/2 preface goes to
  * the emulator's HTTP/2 port, any other to its main (HTTP/1.1) port. It counts the HTTP/2
  * connection attempts and can play a network that does not carry HTTP/2 (a proxy that
- * speaks only HTTP/1.1: the connection is closed at the preface).
+ * speaks only HTTP/1.1: the connection is closed at the preface), or one that speaks HTTP/2
+ * to the client and HTTP/1.1 upstream (every Run answered with the load balancer's 464).
  */
+import http2 from "node:http2";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 
 const PREFACE = "PRI * HTTP/2.0";
 
 /** What the front does with an HTTP/2 connection. */
-export type FrontMode = "both" | "refuse-http2";
+export type FrontMode = "both" | "refuse-http2" | "answer-464";
 
 /** A running front. */
 export interface AgentOriginFront {
@@ -36,6 +38,16 @@ export async function startAgentOriginFront(): Promise<AgentOriginFront> {
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
   };
+  // A downgrading proxy: speaks HTTP/2, and the load balancer behind it refuses the Run.
+  const downgrading = http2.createServer();
+  downgrading.on("stream", (stream) => {
+    stream.on("error", () => {});
+    stream.respond({ ":status": 464, "content-type": "text/plain" });
+    stream.end();
+  });
+  downgrading.on("session", (session) => session.on("error", () => {}));
+  await new Promise<void>((resolve) => downgrading.listen(0, "127.0.0.1", resolve));
+  const downgradingPort = (downgrading.address() as AddressInfo).port;
   const front: AgentOriginFront = {
     url: "",
     mode: "both",
@@ -55,7 +67,8 @@ export async function startAgentOriginFront(): Promise<AgentOriginFront> {
         socket.destroy();
         return;
       }
-      const upstream = net.connect(isHttp2 ? h2 : main, "127.0.0.1");
+      const port = !isHttp2 ? main : front.mode === "answer-464" ? downgradingPort : h2;
+      const upstream = net.connect(port, "127.0.0.1");
       track(upstream);
       upstream.write(first);
       socket.pipe(upstream);
@@ -71,6 +84,7 @@ export async function startAgentOriginFront(): Promise<AgentOriginFront> {
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
+        downgrading.close();
         server.close(() => resolve());
       }),
   });

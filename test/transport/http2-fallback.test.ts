@@ -130,6 +130,23 @@ describe("HTTP/2 with SSE behind it", () => {
     });
   });
 
+  it("moves a Run refused with 464 before its first frame to SSE, sending it once there", async () => {
+    await withOrigin({}, { transport: "auto" }, async (setup) => {
+      setup.front.mode = "answer-464";
+      await turn(setup, "one");
+      await turn(setup, "two");
+      assert.deepEqual(transports(setup.emulator), ["sse", "sse"]);
+      assert.equal(setup.front.http2Attempts(), 1, "the refusal is remembered");
+      const [line, ...more] = fallbackLines(setup.lines);
+      assert.deepEqual(more, []);
+      assert.match(
+        line ?? "",
+        /^transport fallback: to=sse reason=http2-refused code=config retryAfterMs=300000 error="AgentService\/Run failed with HTTP 464: /,
+      );
+      assert.deepEqual(setup.emulator.violations(), []);
+    });
+  });
+
   it("opens over SSE when the origin speaks only HTTP/1.1", async () => {
     const emulator = await startCursorEmulator({ http2: false, server: "node" });
     const http2 = createHttp2Transport({ connectTimeoutMs: 5_000 });

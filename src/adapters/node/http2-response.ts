@@ -72,6 +72,13 @@ function bodyOf(
   let finished = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      // Deno's client can end an empty answer (a 464 without a body) before anyone reads
+      // it, so its `end` has passed by now: the body is empty.
+      if (request.readableEnded) {
+        finished = true;
+        controller.close();
+        return;
+      }
       request.on("data", (chunk: Uint8Array) => {
         if (finished) return;
         controller.enqueue(new Uint8Array(chunk));
