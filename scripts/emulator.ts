@@ -14,7 +14,11 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { startCursorEmulator, type StartEmulatorOptions } from "../src/testing/mod.ts";
+import {
+  type Http2ConfigName,
+  startCursorEmulator,
+  type StartEmulatorOptions,
+} from "../src/testing/mod.ts";
 import { parseCommandLine } from "../src/adapters/node/command-line.ts";
 import {
   formatRequestLine,
@@ -46,6 +50,12 @@ const command = parseCommandLine({
       type: "string",
       value: "<ms>",
       description: "how long a tool request may stay unanswered",
+    },
+    "http2-config": {
+      type: "string",
+      value: "<value>",
+      description: "GetServerConfig's http2_config: unspecified (default), force-all-disabled, " +
+        "force-all-enabled, force-bidi-disabled or force-bidi-enabled",
     },
     quiet: { type: "boolean", description: "no per-request lines" },
   },
@@ -87,6 +97,23 @@ if ((cert === undefined) !== (key === undefined)) {
   console.error("Options --tls-cert and --tls-key go together");
   Deno.exit(2);
 }
+const HTTP2_CONFIGS: readonly Http2ConfigName[] = [
+  "unspecified",
+  "force-all-disabled",
+  "force-all-enabled",
+  "force-bidi-disabled",
+  "force-bidi-enabled",
+];
+const http2ConfigText = text("http2-config");
+const http2Config = HTTP2_CONFIGS.find((name) => name === http2ConfigText);
+if (http2ConfigText !== undefined && http2Config === undefined) {
+  console.error(
+    `Option --http2-config needs one of ${HTTP2_CONFIGS.join(", ")}, got ${
+      JSON.stringify(http2ConfigText)
+    }`,
+  );
+  Deno.exit(2);
+}
 const hostname = text("host") ?? "127.0.0.1";
 const port = number("port") ?? 0;
 const http2Port = number("http2-port");
@@ -102,6 +129,7 @@ const options: StartEmulatorOptions = {
   },
   ...(deadline === undefined ? {} : { replyDeadlineMs: deadline }),
   ...(values["cold-server"] ? { serverBlobCache: false as const } : {}),
+  ...(http2Config === undefined ? {} : { http2Config }),
 };
 const report = (line: RequestLine) => {
   console.log(`${new Date().toISOString().slice(11, 23)} ${formatRequestLine(line)}`);

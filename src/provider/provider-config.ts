@@ -18,8 +18,9 @@ import {
 import { validateAgentOrigin } from "../protocol/agent-host.ts";
 import { baseHeaders, resolveClientVersion } from "../protocol/headers.ts";
 import type { AgentTransport, RunCredentials } from "../transport/agent-transport.ts";
-import { fetchAgentOrigin } from "../transport/server-config.ts";
+import { fetchServerConfig, type ServerConfig } from "../transport/server-config.ts";
 import { createSseTransport } from "../transport/sse-transport.ts";
+import { createTransportChoice } from "../transport/transport-choice.ts";
 import { type BlobStore, createMemoryBlobStore } from "../session/blob-store.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
 import type { GitRunner } from "../session/git-facts.ts";
@@ -45,7 +46,7 @@ import type { ImageStaging } from "./direct/tools/image-save.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
 export interface ProviderAdapters {
-  /** Builds the HTTP/2 transport when `transport: "http2"` is asked for. */
+  /** Builds the HTTP/2 transport when `transport: "http2"` or `"auto"` is asked for. */
   readonly http2Transport?: (options: { readIdleMs?: number | undefined }) => AgentTransport;
   /** The default debug logger when settings give none. */
   readonly debugLogger?: () => DebugLogger;
@@ -150,7 +151,8 @@ export function resolveProviderConfig(
       : settings.clientVersion;
     return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
   });
-  let agentOrigin: Promise<string> | undefined;
+  let serverConfig: Promise<ServerConfig> | undefined;
+  let resolvedServerConfig: ServerConfig | undefined;
   const workspace = { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace };
   const billing = createBillingBook(generateId);
   const logger = redactingLogger(
@@ -163,7 +165,15 @@ export function resolveProviderConfig(
     fetch: fetchImpl,
     logger,
     redactor,
-    transport: withRunCredentials(resolveTransport(settings, adapters, fetchImpl), tokens),
+    transport: withRunCredentials(
+      resolveTransport(settings, adapters, {
+        fetch: fetchImpl,
+        logger,
+        now,
+        serverConfig: () => resolvedServerConfig,
+      }),
+      tokens,
+    ),
     blobs: createMemoryBlobStore(),
     workspace,
     workspaceGit: createWorkspaceGit({ git: adapters.git?.(), root: workspace.workspaceRoot, now }),
@@ -195,18 +205,24 @@ export function resolveProviderConfig(
     retries: createRetryLedger({ now, env }),
     agentOrigin(headers, signal) {
       if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
-      agentOrigin ??= fetchAgentOrigin({
-        apiBaseURL,
-        headers,
-        fetch: fetchImpl,
-        allowLoopback,
-        ...(settings.timeouts?.unaryMs === undefined
-          ? {}
-          : { timeoutMs: settings.timeouts.unaryMs }),
-        ...(signal ? { signal } : {}),
-      });
-      agentOrigin.catch(() => (agentOrigin = undefined));
-      return agentOrigin;
+      if (serverConfig === undefined) {
+        const lookup = fetchServerConfig({
+          apiBaseURL,
+          headers,
+          fetch: fetchImpl,
+          allowLoopback,
+          ...(settings.timeouts?.unaryMs === undefined
+            ? {}
+            : { timeoutMs: settings.timeouts.unaryMs }),
+          ...(signal ? { signal } : {}),
+        });
+        serverConfig = lookup;
+        // Recorded before any caller sees the origin: the Run it opens reads the directive.
+        lookup.then((config) => (resolvedServerConfig = config), () => {
+          if (serverConfig === lookup) serverConfig = undefined;
+        });
+      }
+      return serverConfig.then((config) => config.agentOrigin);
     },
     async headers(requestId, signal) {
       const [accessToken, version, id] = await Promise.all([
@@ -228,35 +244,53 @@ export function resolveProviderConfig(
   };
 }
 
+/** What the transport choice needs beyond the settings. */
+interface TransportContext {
+  readonly fetch: typeof fetch;
+  readonly logger: DebugLogger;
+  readonly now: () => number;
+  /** The server's configuration once looked up (the HTTP/2 directive). */
+  readonly serverConfig: () => ServerConfig | undefined;
+}
+
+/**
+ * The transport of the settings. `"http2"` and `"auto"` prefer HTTP/2 and fall back to
+ * SSE (ADR 140); `"auto"` is SSE on entries without HTTP/2, where `"http2"` is an error.
+ */
 function resolveTransport(
   settings: CursorProviderSettings,
   adapters: ProviderAdapters,
-  fetchImpl: typeof fetch,
+  context: TransportContext,
 ): AgentTransport {
   const choice = settings.transport ?? "sse";
   if (typeof choice === "object") return choice;
-  const readIdleMs = settings.timeouts?.readIdleMs;
-  if (choice === "http2") {
-    if (!adapters.http2Transport) {
-      throw new CursorError(
-        "config",
-        'transport "http2" needs the Node entry (import from "ai-sdk-provider-cursor/node"); use "sse" elsewhere',
-      );
-    }
-    return adapters.http2Transport({ readIdleMs });
-  }
-  if (choice !== "sse") {
+  if (choice !== "sse" && choice !== "http2" && choice !== "auto") {
     throw new CursorError(
       "config",
-      `Unknown transport ${JSON.stringify(choice)}: use "sse" or "http2"`,
+      `Unknown transport ${JSON.stringify(choice)}: use "sse", "http2" or "auto"`,
     );
   }
-  return createSseTransport({
-    fetch: fetchImpl,
+  const readIdleMs = settings.timeouts?.readIdleMs;
+  const sse = createSseTransport({
+    fetch: context.fetch,
     ...(readIdleMs === undefined ? {} : { readIdleMs }),
     ...(settings.timeouts?.appendMs === undefined
       ? {}
       : { appendTimeoutMs: settings.timeouts.appendMs }),
+  });
+  if (choice === "sse" || (choice === "auto" && !adapters.http2Transport)) return sse;
+  if (!adapters.http2Transport) {
+    throw new CursorError(
+      "config",
+      'transport "http2" needs the Node entry (import from "ai-sdk-provider-cursor/node"); use "sse" or "auto" elsewhere',
+    );
+  }
+  return createTransportChoice({
+    http2: adapters.http2Transport({ readIdleMs }),
+    sse,
+    serverConfig: context.serverConfig,
+    logger: context.logger,
+    now: context.now,
   });
 }
 
@@ -272,7 +306,10 @@ function withRunCredentials(transport: AgentTransport, tokens: TokenSource): Age
     ...(rejected === undefined ? {} : { rejected }),
   };
   return {
-    kind: transport.kind,
+    // The kind can change (HTTP/2 falling back to SSE): read it when asked.
+    get kind() {
+      return transport.kind;
+    },
     openRun: (run) => transport.openRun({ ...run, credentials: run.credentials ?? credentials }),
   };
 }

@@ -55,7 +55,11 @@ export {
 } from "./adapters/serve.ts";
 export type { TlsOptions } from "./adapters/http2-server.ts";
 export { createEmulator, type CursorEmulatorCore, type RunFilter } from "./emulator/emulator.ts";
-export type { EmulatorOptions, FinalAnswerBlob } from "./emulator/config/options.ts";
+export type {
+  EmulatorOptions,
+  FinalAnswerBlob,
+  Http2ConfigName,
+} from "./emulator/config/options.ts";
 export type { EmulatorStats } from "./emulator/http/emulator-core.ts";
 export type {
   ExecRecord,

@@ -1,28 +1,34 @@
 /**
  * The `"http2"` transport: the bidi `Run` over `node:http2` (Node and Bun), one stream
- * per Run on a pooled session per origin. Client frames are Connect envelopes written
- * in order, waiting for drain under backpressure.
+ * per Run on a pooled session per origin. A Run opens its stream only once the session's
+ * handshake succeeded, so `openRun` rejecting means nothing of the Run was sent. Client
+ * frames are Connect envelopes written in order, waiting for drain under backpressure.
  *
  * @module
  */
 import http2 from "node:http2";
 import { CursorError } from "../../core/cursor-error.ts";
 import { encodeEnvelope } from "../../protocol/envelope.ts";
-import { decodeErrorDetail } from "../../protocol/error-detail.ts";
-import { classifyFailure } from "../../protocol/classify.ts";
 import type {
   AgentRunStream,
   AgentTransport,
   OpenRunOptions,
 } from "../../transport/agent-transport.ts";
-import { type Frame, readFrames } from "../../transport/frame-stream.ts";
-import { errorFromResponse } from "../../transport/http-error.ts";
+import type { Frame } from "../../transport/frame-stream.ts";
+import {
+  grpcTrailerError,
+  readResponse,
+  type ResponseWatch,
+  streamFailureOf,
+  watchResponse,
+} from "./http2-response.ts";
+import { createSessionPool } from "./http2-sessions.ts";
 
 /** Options for {@link createHttp2Transport}. */
 export interface Http2TransportOptions {
   /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number | undefined;
-  /** Connect deadline; default 15 s. */
+  /** Deadline for the HTTP/2 handshake and for the Run's response headers; default 15 s. */
   readonly connectTimeoutMs?: number | undefined;
   /** Drain wait for a write under backpressure; default 5 s. */
   readonly drainTimeoutMs?: number | undefined;
@@ -33,7 +39,8 @@ export interface Http2TransportOptions {
 const RUN_PATH = "/agent.v1.AgentService/Run";
 
 /**
- * Creates the HTTP/2 transport. Its sessions are closed by `close()`.
+ * Creates the HTTP/2 transport. Its sessions are closed by `close()`. `openRun` waits for
+ * the origin's HTTP/2 handshake and rejects, with nothing sent, when it fails.
  *
  * @param options Limits and connect options.
  * @returns An {@link AgentTransport} of kind `"http2"` with a `close()` for its sessions.
@@ -50,25 +57,22 @@ const RUN_PATH = "/agent.v1.AgentService/Run";
 export function createHttp2Transport(
   options: Http2TransportOptions = {},
 ): AgentTransport & { close(): void } {
-  const sessions = new Map<string, http2.ClientHttp2Session>();
-  const session = (origin: string): http2.ClientHttp2Session => {
-    const existing = sessions.get(origin);
-    if (existing && !existing.closed && !existing.destroyed) return existing;
-    const created = http2.connect(origin, options.connectOptions ?? {});
-    created.on("error", () => sessions.delete(origin));
-    created.on("close", () => sessions.delete(origin));
-    created.on("goaway", () => sessions.delete(origin));
-    created.unref();
-    sessions.set(origin, created);
-    return created;
-  };
+  const pool = createSessionPool(options.connectOptions);
+  const timeoutMs = options.connectTimeoutMs ?? 15_000;
   return {
     kind: "http2",
-    openRun: (run) => Promise.resolve(openHttp2Run(() => session(run.agentBaseURL), run, options)),
-    close() {
-      for (const s of sessions.values()) s.close();
-      sessions.clear();
+    async openRun(run) {
+      const session = () => pool.ready(run.agentBaseURL, timeoutMs, run.signal);
+      const first = await session();
+      // A session that went away since its handshake takes no new stream: connect again.
+      return openHttp2Run(
+        first.closed || first.destroyed ? await session() : first,
+        session,
+        run,
+        options,
+      );
     },
+    close: () => pool.close(),
   };
 }
 
@@ -126,13 +130,14 @@ function startAttempt(
 }
 
 function openHttp2Run(
-  session: () => http2.ClientHttp2Session,
+  first: http2.ClientHttp2Session,
+  session: () => Promise<http2.ClientHttp2Session>,
   run: OpenRunOptions,
   options: Http2TransportOptions,
 ): AgentRunStream {
   const drainMs = options.drainTimeoutMs ?? 5_000;
   const rejected = run.credentials?.rejected?.bind(run.credentials);
-  let attempt = startAttempt(session(), run, run.headers);
+  let attempt = startAttempt(first, run, run.headers);
   let renewed = false;
   /** Envelopes sent before the answer was read: a Run re-opened after a 401 sends them again. */
   const unanswered: Uint8Array[] = [];
@@ -156,7 +161,7 @@ function openHttp2Run(
     const fresh = await rejected(sent, run.signal).catch(() => undefined);
     if (fresh === undefined || fresh === sent) return false;
     const refused = attempt;
-    attempt = startAttempt(session(), run, withBearer(run.headers, fresh));
+    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh));
     refused.release();
     const target = attempt;
     const replay = [...unanswered];
@@ -173,7 +178,7 @@ function openHttp2Run(
     }
     answered = true;
     unanswered.length = 0;
-    yield* readResponse(attempt, headers, options);
+    yield* readResponse(attempt.request, headers, attempt, options.readIdleMs);
   }
   return {
     send(message) {
@@ -244,204 +249,4 @@ function write(
       resolve();
     });
   });
-}
-
-async function* readResponse(
-  attempt: StreamAttempt,
-  headers: http2.IncomingHttpHeaders,
-  options: Http2TransportOptions,
-): AsyncGenerator<Frame, void, undefined> {
-  const { failure, streamFailure } = attempt;
-  const status = Number(headers[":status"] ?? 0);
-  const body = bodyOf(attempt.request, streamFailure);
-  if (status !== 200) {
-    throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
-  }
-  let frames = 0;
-  try {
-    for await (
-      const frame of readFrames(body, {
-        decodeDetail: decodeErrorDetail,
-        readIdleMs: options.readIdleMs,
-      })
-    ) {
-      frames++;
-      yield frame;
-    }
-  } catch (error) {
-    throw failure() ?? (error instanceof CursorError ? error : streamFailure(error));
-  }
-  const failed = failure();
-  if (failed) throw failed;
-  if (frames === 0) {
-    throw new CursorError(
-      "wrong_region",
-      "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
-      { retryable: false, replaySafe: true },
-    );
-  }
-}
-
-/**
- * The response body as a web stream, with backpressure (the request pauses while the
- * reader is behind). Written here rather than with `Readable.toWeb`, whose Deno version
- * throws an uncaught error when data arrives after the reader cancelled.
- */
-function bodyOf(
-  request: http2.ClientHttp2Stream,
-  streamFailure: (error: unknown) => CursorError,
-): ReadableStream<Uint8Array> {
-  let finished = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      request.on("data", (chunk: Uint8Array) => {
-        if (finished) return;
-        controller.enqueue(new Uint8Array(chunk));
-        if ((controller.desiredSize ?? 1) <= 0) request.pause();
-      });
-      request.once("end", () => {
-        if (finished) return;
-        finished = true;
-        controller.close();
-      });
-      request.once("error", (error) => {
-        if (finished) return;
-        finished = true;
-        controller.error(error);
-      });
-      request.once("close", () => {
-        if (finished) return;
-        finished = true;
-        // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
-        const reset = resetError(request);
-        if (reset) controller.error(streamFailure(reset));
-        else controller.close();
-      });
-    },
-    pull() {
-      request.resume();
-    },
-    cancel() {
-      finished = true;
-      request.resume();
-    },
-  }, { highWaterMark: 16 });
-}
-
-/** The stream's answer (headers or how it ended), recorded from the moment the Run opens. */
-interface ResponseWatch {
-  /** Resolves with the response headers; waits at most `timeoutMs` once called. */
-  wait(timeoutMs: number): Promise<http2.IncomingHttpHeaders>;
-}
-
-type Answer =
-  | { readonly kind: "headers"; readonly headers: http2.IncomingHttpHeaders }
-  | { readonly kind: "failed"; readonly error: CursorError };
-
-function watchResponse(
-  request: http2.ClientHttp2Stream,
-  failure: () => CursorError | undefined,
-  streamFailure: (error: unknown) => CursorError,
-): ResponseWatch {
-  let answer: Answer | undefined;
-  let notify: (() => void) | undefined;
-  const settle = (value: Answer) => {
-    answer ??= value;
-    notify?.();
-  };
-  request.once("response", (headers) => settle({ kind: "headers", headers }));
-  request.once(
-    "error",
-    (error) => settle({ kind: "failed", error: failure() ?? streamFailure(error) }),
-  );
-  request.once("close", () => {
-    const reset = resetError(request);
-    settle({
-      kind: "failed",
-      error: failure() ??
-        (reset ? streamFailure(reset) : new CursorError(
-          "network",
-          "The Run's stream closed before a response",
-          { replaySafe: true },
-        )),
-    });
-  });
-  const outcome = (settled: Answer) =>
-    settled.kind === "headers" ? Promise.resolve(settled.headers) : Promise.reject(settled.error);
-  return {
-    wait(timeoutMs) {
-      if (answer) return outcome(answer);
-      return new Promise<Answer>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          notify = undefined;
-          reject(
-            new CursorError("timeout", `The agent host did not answer within ${timeoutMs} ms`, {
-              retryable: true,
-              replaySafe: true,
-            }),
-          );
-        }, timeoutMs);
-        notify = () => {
-          clearTimeout(timer);
-          notify = undefined;
-          if (answer) resolve(answer);
-        };
-      }).then(outcome);
-    },
-  };
-}
-
-/** A gRPC-style failure in HTTP/2 trailers (`grpc-status` other than 0), if any. */
-function grpcTrailerError(trailers: http2.IncomingHttpHeaders): CursorError | undefined {
-  const status = Number(trailers["grpc-status"] ?? 0);
-  if (!status) return undefined;
-  const message = decodeURIComponent(String(trailers["grpc-message"] ?? ""));
-  const classification = classifyFailure({ grpcStatus: status, message });
-  return new CursorError(
-    classification.code,
-    `Cursor ended the Run with gRPC status ${status}${message ? `: ${message}` : ""}`,
-    {
-      retryable: classification.retryable,
-      replaySafe: classification.replaySafe,
-    },
-  );
-}
-
-/**
- * A stream that failed under the Run: the caller's own abort is `canceled`; anything else
- * (a reset, a broken session, a socket error) is a retryable transport failure, never an
- * abort, even when the runtime names it `AbortError`. A write may have reached Cursor, so
- * it is not replay-safe.
- */
-function streamFailureOf(error: unknown, callerAborted: boolean): CursorError {
-  const base = CursorError.from(error);
-  if (callerAborted) {
-    return base.code === "canceled"
-      ? base
-      : new CursorError("canceled", "Request was canceled", { cause: error });
-  }
-  if (base.code !== "internal" && base.code !== "canceled") return base;
-  const code = typeof error === "object" && error !== null
-    ? String((error as { code?: unknown }).code ?? "")
-    : "";
-  const classification = classifyFailure({ message: base.message });
-  const reset = base.code === "canceled" || code.startsWith("ERR_HTTP2");
-  return new CursorError(
-    reset ? "network" : classification.code,
-    `HTTP/2 stream failed: ${errorText(error)}`,
-    { retryable: true, replaySafe: false, cause: error },
-  );
-}
-
-/** The stream's reset as an error, when Cursor reset it (RST_STREAM with an error code). */
-function resetError(request: http2.ClientHttp2Stream): Error | undefined {
-  const code = request.rstCode;
-  if (code === undefined || code === http2.constants.NGHTTP2_NO_ERROR) return undefined;
-  return Object.assign(new Error(`Cursor reset the stream (HTTP/2 error code ${code})`), {
-    code: "ERR_HTTP2_STREAM_ERROR",
-  });
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -68,6 +68,13 @@ export interface EmulatorOptions {
   /** Overrides the agent URL announced by `GetServerConfig` (default: the emulator's own). */
   readonly agentUrl?: string;
   /**
+   * The HTTP/2 directive `GetServerConfig` announces (`http2_config`, field 7). Default
+   * `"unspecified"` (HTTP/2 allowed); `"force-all-disabled"` tells clients to use the
+   * HTTP/1.1 transports (RunSSE + BidiAppend). TRANSPORT-AUTH.md §1.1 has the enum; the
+   * numbers of the `bidi` values are uncertain.
+   */
+  readonly http2Config?: Http2ConfigName;
+  /**
    * When the final answer's blob (its assistant JSON root) is SET, where the sources
    * disagree. `"after-turn-ended"` (default): after `turn_ended`, before the final
    * checkpoint, as captures show (AGENT-SCHEMA.md §11 Open questions, 2. "Final
@@ -102,6 +109,25 @@ export interface EmulatorOptions {
  */
 export type FinalAnswerBlob = "after-turn-ended" | "before-turn-ended";
 
+/**
+ * A value of Cursor's `Http2Config` enum (see {@link EmulatorOptions.http2Config}).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type Http2ConfigName } from "../../mod.ts";
+ *
+ * const http2Config: Http2ConfigName = "force-all-disabled";
+ * const emulator = await createEmulator({ http2Config });
+ * await emulator.close();
+ * ```
+ */
+export type Http2ConfigName =
+  | "unspecified"
+  | "force-all-disabled"
+  | "force-all-enabled"
+  | "force-bidi-disabled"
+  | "force-bidi-enabled";
+
 /** Options with every default applied. */
 export interface ResolvedOptions {
   readonly strict: StrictSettings;
@@ -120,6 +146,7 @@ export interface ResolvedOptions {
   readonly maxMessageBytes: number;
   readonly now: () => number;
   readonly agentUrl: string | undefined;
+  readonly http2Config: Http2ConfigName;
   readonly finalAnswerBlob: FinalAnswerBlob;
   /** `undefined`: a cold server. */
   readonly serverBlobCache: BlobCacheSettings | undefined;
@@ -145,6 +172,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
     now: options.now ?? Date.now,
     agentUrl: options.agentUrl,
+    http2Config: options.http2Config ?? "unspecified",
     finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
     serverBlobCache: options.serverBlobCache === false ? undefined : {
       maxBytes: options.serverBlobCache?.maxBytes ?? DEFAULT_BLOB_CACHE_BYTES,

@@ -22,7 +22,9 @@ import {
 import {
   GetServerConfigRequestSchema,
   GetServerConfigResponseSchema,
+  Http2Config,
 } from "../../../gen/aiserver/v1/server_config_pb.ts";
+import type { Http2ConfigName } from "../config/options.ts";
 import {
   GetDefaultModelForCliRequestSchema,
   GetDefaultModelForCliResponseSchema,
@@ -68,9 +70,18 @@ function serverConfig(core: EmulatorCore, request: Request): Promise<Response> {
     return create(GetServerConfigResponseSchema, {
       configVersion: "emulator-1",
       agentUrlConfig: { agentUrl: url, agentnUrl: url },
+      http2Config: HTTP2_CONFIG[core.options.http2Config],
     });
   });
 }
+
+const HTTP2_CONFIG: Readonly<Record<Http2ConfigName, Http2Config>> = {
+  "unspecified": Http2Config.UNSPECIFIED,
+  "force-all-disabled": Http2Config.FORCE_ALL_DISABLED,
+  "force-all-enabled": Http2Config.FORCE_ALL_ENABLED,
+  "force-bidi-disabled": Http2Config.FORCE_BIDI_DISABLED,
+  "force-bidi-enabled": Http2Config.FORCE_BIDI_ENABLED,
+};
 
 function usableModels(core: EmulatorCore, request: Request): Promise<Response> {
   return unary(

@@ -1,0 +1,232 @@
+/**
+ * The answer side of an HTTP/2 Run: waiting for the response headers, the body as a web
+ * stream with backpressure, and how a stream's failure becomes a `CursorError`.
+ *
+ * @module
+ */
+import http2 from "node:http2";
+import { CursorError } from "../../core/cursor-error.ts";
+import { decodeErrorDetail } from "../../protocol/error-detail.ts";
+import { classifyFailure } from "../../protocol/classify.ts";
+import { type Frame, readFrames } from "../../transport/frame-stream.ts";
+import { errorFromResponse } from "../../transport/http-error.ts";
+
+/** How a Run's stream failed, as far as the stream's own events tell. */
+export interface StreamFailures {
+  /** The first failure recorded on the stream (an error, or gRPC trailers), if any. */
+  failure(): CursorError | undefined;
+  /** An error under the stream as the Run's failure. */
+  readonly streamFailure: (error: unknown) => CursorError;
+}
+
+/**
+ * The Run's server frames once its response headers arrived: an HTTP error for a status
+ * other than 200, a `wrong_region` error for a Run accepted and closed without a frame.
+ */
+export async function* readResponse(
+  request: http2.ClientHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
+  failures: StreamFailures,
+  readIdleMs: number | undefined,
+): AsyncGenerator<Frame, void, undefined> {
+  const { failure, streamFailure } = failures;
+  const status = Number(headers[":status"] ?? 0);
+  const body = bodyOf(request, streamFailure);
+  if (status !== 200) {
+    throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
+  }
+  let frames = 0;
+  try {
+    for await (
+      const frame of readFrames(body, {
+        decodeDetail: decodeErrorDetail,
+        readIdleMs,
+      })
+    ) {
+      frames++;
+      yield frame;
+    }
+  } catch (error) {
+    throw failure() ?? (error instanceof CursorError ? error : streamFailure(error));
+  }
+  const failed = failure();
+  if (failed) throw failed;
+  if (frames === 0) {
+    throw new CursorError(
+      "wrong_region",
+      "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
+      { retryable: false, replaySafe: true },
+    );
+  }
+}
+
+/**
+ * The response body as a web stream, with backpressure (the request pauses while the
+ * reader is behind). Written here rather than with `Readable.toWeb`, whose Deno version
+ * throws an uncaught error when data arrives after the reader cancelled.
+ */
+function bodyOf(
+  request: http2.ClientHttp2Stream,
+  streamFailure: (error: unknown) => CursorError,
+): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Deno's client can end an empty answer (a 464 without a body) before anyone reads
+      // it, so its `end` has passed by now: the body is empty.
+      if (request.readableEnded) {
+        finished = true;
+        controller.close();
+        return;
+      }
+      request.on("data", (chunk: Uint8Array) => {
+        if (finished) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+      });
+      request.once("end", () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      });
+      request.once("error", (error) => {
+        if (finished) return;
+        finished = true;
+        controller.error(error);
+      });
+      request.once("close", () => {
+        if (finished) return;
+        finished = true;
+        // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
+        const reset = resetError(request);
+        if (reset) controller.error(streamFailure(reset));
+        else controller.close();
+      });
+    },
+    pull() {
+      request.resume();
+    },
+    cancel() {
+      finished = true;
+      request.resume();
+    },
+  }, { highWaterMark: 16 });
+}
+
+/** The stream's answer (headers or how it ended), recorded from the moment the Run opens. */
+export interface ResponseWatch {
+  /** Resolves with the response headers; waits at most `timeoutMs` once called. */
+  wait(timeoutMs: number): Promise<http2.IncomingHttpHeaders>;
+}
+
+type Answer =
+  | { readonly kind: "headers"; readonly headers: http2.IncomingHttpHeaders }
+  | { readonly kind: "failed"; readonly error: CursorError };
+
+export function watchResponse(
+  request: http2.ClientHttp2Stream,
+  failure: () => CursorError | undefined,
+  streamFailure: (error: unknown) => CursorError,
+): ResponseWatch {
+  let answer: Answer | undefined;
+  let notify: (() => void) | undefined;
+  const settle = (value: Answer) => {
+    answer ??= value;
+    notify?.();
+  };
+  request.once("response", (headers) => settle({ kind: "headers", headers }));
+  request.once(
+    "error",
+    (error) => settle({ kind: "failed", error: failure() ?? streamFailure(error) }),
+  );
+  request.once("close", () => {
+    const reset = resetError(request);
+    settle({
+      kind: "failed",
+      error: failure() ??
+        (reset ? streamFailure(reset) : new CursorError(
+          "network",
+          "The Run's stream closed before a response",
+          { replaySafe: true },
+        )),
+    });
+  });
+  const outcome = (settled: Answer) =>
+    settled.kind === "headers" ? Promise.resolve(settled.headers) : Promise.reject(settled.error);
+  return {
+    wait(timeoutMs) {
+      if (answer) return outcome(answer);
+      return new Promise<Answer>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          notify = undefined;
+          reject(
+            new CursorError("timeout", `The agent host did not answer within ${timeoutMs} ms`, {
+              retryable: true,
+              replaySafe: true,
+            }),
+          );
+        }, timeoutMs);
+        notify = () => {
+          clearTimeout(timer);
+          notify = undefined;
+          if (answer) resolve(answer);
+        };
+      }).then(outcome);
+    },
+  };
+}
+
+/** A gRPC-style failure in HTTP/2 trailers (`grpc-status` other than 0), if any. */
+export function grpcTrailerError(trailers: http2.IncomingHttpHeaders): CursorError | undefined {
+  const status = Number(trailers["grpc-status"] ?? 0);
+  if (!status) return undefined;
+  const message = decodeURIComponent(String(trailers["grpc-message"] ?? ""));
+  const classification = classifyFailure({ grpcStatus: status, message });
+  return new CursorError(
+    classification.code,
+    `Cursor ended the Run with gRPC status ${status}${message ? `: ${message}` : ""}`,
+    {
+      retryable: classification.retryable,
+      replaySafe: classification.replaySafe,
+    },
+  );
+}
+
+/**
+ * A stream that failed under the Run: the caller's own abort is `canceled`; anything else
+ * (a reset, a broken session, a socket error) is a retryable transport failure, never an
+ * abort, even when the runtime names it `AbortError`. A write may have reached Cursor, so
+ * it is not replay-safe.
+ */
+export function streamFailureOf(error: unknown, callerAborted: boolean): CursorError {
+  const base = CursorError.from(error);
+  if (callerAborted) {
+    return base.code === "canceled"
+      ? base
+      : new CursorError("canceled", "Request was canceled", { cause: error });
+  }
+  if (base.code !== "internal" && base.code !== "canceled") return base;
+  const code = typeof error === "object" && error !== null
+    ? String((error as { code?: unknown }).code ?? "")
+    : "";
+  const classification = classifyFailure({ message: base.message });
+  const reset = base.code === "canceled" || code.startsWith("ERR_HTTP2");
+  return new CursorError(
+    reset ? "network" : classification.code,
+    `HTTP/2 stream failed: ${errorText(error)}`,
+    { retryable: true, replaySafe: false, cause: error },
+  );
+}
+
+/** The stream's reset as an error, when Cursor reset it (RST_STREAM with an error code). */
+function resetError(request: http2.ClientHttp2Stream): Error | undefined {
+  const code = request.rstCode;
+  if (code === undefined || code === http2.constants.NGHTTP2_NO_ERROR) return undefined;
+  return Object.assign(new Error(`Cursor reset the stream (HTTP/2 error code ${code})`), {
+    code: "ERR_HTTP2_STREAM_ERROR",
+  });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
