@@ -103,7 +103,9 @@ export function providerSettingsFrom(
   }
   if (typeof options.allowLoopback === "boolean") settings.allowLoopback = options.allowLoopback;
   if (typeof options.fetch === "function") settings.fetch = options.fetch as typeof fetch;
-  if (options.transport === "sse" || options.transport === "http2") {
+  if (
+    options.transport === "sse" || options.transport === "http2" || options.transport === "auto"
+  ) {
     settings.transport = options.transport;
   }
   if (options.usage === "occupancy" || options.usage === "request") settings.usage = options.usage;

@@ -256,6 +256,9 @@ describe("v2 AI SDK registration", () => {
       }),
       { apiKey: "crsr_x", fetch: fetchLike },
     );
+    for (const transport of ["sse", "http2", "auto"]) {
+      assert.deepEqual(providerSettingsFrom({ transport }), { transport });
+    }
   });
 });
 
