@@ -46,6 +46,17 @@ function serve(args: string[]) {
   return { waitFor, stop, output: () => output };
 }
 
+/** One unary request the emulator refuses (no token): a request the log must account for. */
+async function askForModelsWithoutToken(url: string): Promise<void> {
+  const response = await fetch(`${url}/aiserver.v1.AiService/AvailableModels`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+  assert.equal(response.status, 401);
+  await response.body?.cancel();
+}
+
 describe("npm run emulator", () => {
   it("--help lists the options with examples; an unknown option is one line", () => {
     const help = emulatorScript(["--help"]);
@@ -72,13 +83,7 @@ describe("npm run emulator", () => {
       assert.match(ready, /"plugin": \[\n\s+"file:\/\/\/.*\/npm\/plugin\/mod\.js"/);
       assert.match(ready, /"npm": "file:\/\/\/.*\/npm\/node\.js"/);
       assert.ok(ready.includes(`export CURSOR_API_BASE_URL=${url} CURSOR_WEBSITE_URL=${url}`));
-      const response = await fetch(`${url}/aiserver.v1.AiService/AvailableModels`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
-      assert.equal(response.status, 401);
-      await response.body?.cancel();
+      await askForModelsWithoutToken(url);
       const logged = await server.waitFor(/AvailableModels 401/);
       assert.match(
         logged,
@@ -95,13 +100,7 @@ describe("npm run emulator", () => {
       const ready = await server.waitFor(/emulator: ready/);
       const url = /emulator: url=(\S+)/.exec(ready)?.[1] ?? "";
       for (let i = 0; i < 3; i++) {
-        const response = await fetch(`${url}/aiserver.v1.AiService/AvailableModels`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        assert.equal(response.status, 401);
-        await response.body?.cancel();
+        await askForModelsWithoutToken(url);
       }
       // a line would have been written before the response; give stdout a moment anyway
       await new Promise((resolve) => setTimeout(resolve, 200));
