@@ -234,6 +234,15 @@ export class ActiveTurn {
   close(): void {
     this.run.close();
   }
+
+  /**
+   * The host stopped the turn: tells Cursor (`cancel_action` on the live Run), then closes.
+   *
+   * @returns Resolves once the Run is closed.
+   */
+  cancel(): Promise<void> {
+    return this.run.cancel();
+  }
 }
 
 async function raceWindow<T>(promise: Promise<T>, ms: number): Promise<T | "window-closed"> {
