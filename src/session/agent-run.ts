@@ -242,7 +242,9 @@ export class AgentRun {
       await Promise.race([this.#closedOnce, ended]);
       clearTimeout(timer);
     }
-    if (this.#options.logger.enabled) this.#options.logger.line(`run cancel: ${outcome}`);
+    // A send cut short because Cursor ended the Run first still reached it.
+    const said = outcome === "failed" && this.#closed ? "ended-by-cursor" : outcome;
+    if (this.#options.logger.enabled) this.#options.logger.line(`run cancel: ${said}`);
     this.close();
   }
 
