@@ -19,7 +19,16 @@ import {
   type Part,
   type ToolPart,
 } from "@opencode-ai/sdk";
-import { type CursorEmulator, startCursorEmulator } from "../../src/testing/mod.ts";
+import {
+  type CursorEmulator,
+  type ModelCallRecord,
+  startCursorEmulator,
+} from "../../src/testing/mod.ts";
+import { isMessage } from "@bufbuild/protobuf";
+import {
+  type AgentClientMessage,
+  AgentClientMessageSchema,
+} from "../../src/gen/agent/v1/client_message_pb.ts";
 import { HELD_STOP_GRACE_MS } from "../../src/provider/direct/held-stop.ts";
 import { newSession, prompt, sessionParts } from "./support/chat.ts";
 import { chatConfig } from "./support/cursor-config.ts";
@@ -30,7 +39,9 @@ import { createSandbox, type Sandbox } from "./support/sandbox.ts";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the model saw on the last model call of a Run. */
-function modelContext(run: { modelCalls: { context: string[] }[] } | undefined): string {
+function modelContext(
+  run: { readonly modelCalls: readonly ModelCallRecord[] } | undefined,
+): string {
   return (run?.modelCalls.at(-1)?.context ?? []).join("\n");
 }
 
@@ -48,14 +59,20 @@ async function answerParts(client: OpencodeClient, session: string): Promise<Par
 
 /** The workspace paths a Run's request context told Cursor. */
 function workspacePaths(emulator: CursorEmulator, runId: string | undefined): string[] {
+  if (runId === undefined) return [];
   const entry = emulator.log({ runId, direction: "client" }).find((e) =>
-    e.message?.message.case === "runRequest"
+    clientMessage(e.message)?.message.case === "runRequest"
   );
-  const top = entry?.message?.message;
+  const top = clientMessage(entry?.message)?.message;
   const action = top?.case === "runRequest" ? top.value.action?.action : undefined;
   return action?.case === "userMessageAction"
     ? [...(action.value.requestContext?.env?.workspacePaths ?? [])]
     : [];
+}
+
+/** A log entry's message when it is a client message. */
+function clientMessage(message: unknown): AgentClientMessage | undefined {
+  return isMessage(message, AgentClientMessageSchema) ? message : undefined;
 }
 
 /** Waits until `check` holds (polling), or fails saying what was awaited. */

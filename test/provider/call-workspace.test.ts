@@ -201,10 +201,11 @@ describe("the workspace of each call", () => {
         conversationSnapshots: false,
       });
       await assert.rejects(
-        cursor("gpt-5").doStream({
-          prompt: [{ role: "user", content: [{ type: "text", text: "::text never" }] }],
-          providerOptions: { cursor: { workspace: "my-project" } },
-        }),
+        async () =>
+          await cursor("gpt-5").doStream({
+            prompt: [{ role: "user", content: [{ type: "text", text: "::text never" }] }],
+            providerOptions: { cursor: { workspace: "my-project" } },
+          }),
         /workspace must be an absolute directory path, got "my-project"/,
       );
       assert.equal(emulator.runs().length, 0);
