@@ -18,6 +18,7 @@ interface StartRecord {
   readonly event: string;
   readonly argv: string[];
   readonly cwd: string;
+  readonly chatId: string | null;
 }
 
 async function starts(file: string): Promise<StartRecord[]> {
@@ -32,7 +33,7 @@ function workspaceArg(argv: readonly string[]): string | undefined {
 }
 
 describe("the CLI backend's workspace per call", () => {
-  it("runs concurrent calls of two projects each in its own directory", async () => {
+  it("runs concurrent calls of two projects each in its own directory and resumes each one's chat", async () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), "cursor-cli-ws-")));
     try {
       const alpha = join(dir, "alpha");
@@ -58,7 +59,8 @@ describe("the CLI backend's workspace per call", () => {
           maxRetries: 0,
           providerOptions: { cursor: { workspace } },
         });
-      await Promise.all([ask(alpha, "Hello from alpha"), ask(beta, "Hello from beta")]);
+      // The same first message in both projects: only the workspace tells the chats apart.
+      const [alphaFirst] = await Promise.all([ask(alpha, "Hello"), ask(beta, "Hello")]);
       const recorded = await starts(recordFile);
       assert.equal(recorded.length, 2);
       for (const start of recorded) {
@@ -67,6 +69,23 @@ describe("the CLI backend's workspace per call", () => {
         assert.equal(start.cwd, workspace, "the process runs in the call's workspace");
       }
       assert.deepEqual(recorded.map((s) => workspaceArg(s.argv)).sort(), [alpha, beta].sort());
+      const alphaChat = recorded.find((s) => s.cwd === alpha)?.chatId;
+      const betaChat = recorded.find((s) => s.cwd === beta)?.chatId;
+      assert.ok(alphaChat && betaChat && alphaChat !== betaChat, `${alphaChat} ${betaChat}`);
+      await generateText({
+        model: cursor("auto"),
+        messages: [
+          { role: "user", content: "Hello" },
+          { role: "assistant", content: alphaFirst.text },
+          { role: "user", content: "And again" },
+        ],
+        maxRetries: 0,
+        providerOptions: { cursor: { workspace: alpha } },
+      });
+      const resumed = (await starts(recordFile)).at(-1);
+      assert.equal(resumed?.cwd, alpha);
+      const resumeIndex = resumed?.argv.indexOf("--resume") ?? -1;
+      assert.equal(resumed?.argv[resumeIndex + 1], alphaChat, "alpha's own chat resumed");
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
