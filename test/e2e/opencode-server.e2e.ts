@@ -3,7 +3,7 @@
  * `opencode serve` started in a folder of its own, serving two projects at once through
  * `@opencode-ai/sdk` clients bound to their directories. Each project's shell command and
  * file edit land in that project (and nowhere else), Cursor is told each project's own
- * directory, and the host's Stop (`session.abort`) cancels the Run on Cursor's side, while
+ * directory, `opencode run --attach … --dir` works from the server's folder, and the host's Stop (`session.abort`) cancels the Run on Cursor's side, while
  * the answer streams and while a tool runs; the next message still carries what the
  * user saw of the stopped turn.
  */
@@ -33,7 +33,7 @@ import { HELD_STOP_GRACE_MS } from "../../src/provider/direct/held-stop.ts";
 import { newSession, prompt, sessionParts } from "./support/chat.ts";
 import { chatConfig } from "./support/cursor-config.ts";
 import { builtPackage } from "./support/package-build.ts";
-import { type OpenCodeServer, startServer, within } from "./support/opencode.ts";
+import { type OpenCodeServer, runOpenCode, startServer, within } from "./support/opencode.ts";
 import { createSandbox, type Sandbox } from "./support/sandbox.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -160,6 +160,31 @@ describe("one opencode serve for two projects (real OpenCode 1.18.33)", () => {
     assert.doesNotMatch(modelContext(betaRun), new RegExp(alpha));
     assert.notEqual(alphaRun?.conversationId, betaRun?.conversationId);
     assert.deepEqual(emulator.violations(), []);
+  });
+
+  it("`opencode run --attach … --dir` runs the shell in that project", async () => {
+    // Run from the server's folder, naming the project the way a user types it.
+    const result = await runOpenCode(sandbox, [
+      "run",
+      "--attach",
+      server.url,
+      "--dir",
+      "../beta",
+      "--model",
+      "cursor/composer-1",
+      "--format",
+      "json",
+    ], { stdin: "Where am I?\n::shell pwd", timeoutMs: 90_000 });
+    assert.equal(result.timedOut, false, result.stderr);
+    const events = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) =>
+      JSON.parse(line) as {
+        type: string;
+        part?: { tool?: string; state?: { status?: string; output?: string } };
+      }
+    );
+    const bash = events.find((event) => event.type === "tool_use" && event.part?.tool === "bash");
+    assert.equal(bash?.part?.state?.status, "completed", result.stdout + result.stderr);
+    assert.equal(bash?.part?.state?.output?.split("\n")[0], beta);
   });
 
   it("Stop while the answer streams cancels the Run; the next turn holds what was shown", async () => {
