@@ -278,7 +278,17 @@ export interface RunRecord {
   endedAt: number | undefined;
 }
 
-/** A client's `cancel_action` on a live Run. */
+/**
+ * A client's `cancel_action` on a live Run.
+ *
+ * @example
+ * ```ts
+ * import type { ClientCancelRecord } from "../../mod.ts";
+ *
+ * const cancel: ClientCancelRecord = { at: 1_000, openExecs: 1, reason: "" };
+ * console.assert(cancel.openExecs === 1);
+ * ```
+ */
 export interface ClientCancelRecord {
   /** Emulator clock time it arrived. */
   readonly at: number;
