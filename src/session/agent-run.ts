@@ -248,6 +248,11 @@ export class AgentRun {
     this.close();
   }
 
+  /** Resolves once the Run is closed (by either side). */
+  get closed(): Promise<void> {
+    return this.#closedOnce;
+  }
+
   /** Stops heartbeating and releases the stream (idempotent). */
   close(): void {
     if (this.#closed) return;

@@ -36,7 +36,7 @@ export function cancelHeldRunOnStop(input: {
   // The same turn can be held again after a later step: only this hold is watched.
   const pass = turn.pumpPasses;
   const stillHeld = () => conversation.held === turn && turn.pumpPasses === pass;
-  signal.addEventListener("abort", () => {
+  const onAbort = () => {
     if (!stillHeld()) return;
     const timer = setTimeout(() => {
       if (!stillHeld()) return;
@@ -54,7 +54,10 @@ export function cancelHeldRunOnStop(input: {
       void held.cancel();
     }, input.graceMs ?? HELD_STOP_GRACE_MS);
     (timer as { unref?: () => void }).unref?.();
-  }, { once: true });
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  // A long-lived signal (one for many calls) must not keep every finished Run's listener.
+  void turn.run.closed.then(() => signal.removeEventListener("abort", onAbort));
 }
 
 /**
