@@ -10,7 +10,12 @@ import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 import { createDeferredHttp2Transport } from "./src/adapters/node/deferred-http2-transport.ts";
 import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
-import { machineId, processEnvironment, workspaceFacts } from "./src/adapters/node/machine.ts";
+import {
+  currentDirectory,
+  machineId,
+  processEnvironment,
+  workspaceFacts,
+} from "./src/adapters/node/machine.ts";
 import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
 import { createNodeGitRunner } from "./src/adapters/node/git-runner.ts";
 import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
@@ -72,12 +77,12 @@ export function createCursor(settings: CursorProviderSettings = {}): CursorProvi
     http2Transport: (options) => createDeferredHttp2Transport(options),
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,
-    workspace: () => workspaceFacts(),
+    workspace: (root) => workspaceFacts(root),
     git: () => createNodeGitRunner(),
     processRunner: () => createNodeProcessRunner(),
     findCursorAgent: (explicitPath) =>
       findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
-    cwd: () => workspaceFacts().workspaceRoot,
+    cwd: currentDirectory,
     snapshotStore: () => createSnapshotFileStore({ env }),
     resumeCacheFile: () => createResumeCacheFile({ env }),
     imageStaging: () => createImageStagingFile({ env }),

@@ -4,7 +4,9 @@
  * loader that renews tokens and writes renewed ones back), `config` (registers the
  * `cursor` provider when the config lacks it and fills its models from the catalogue),
  * `chat.params` (rejects stale or malformed variant selections, and hands the session's
- * permission rules to the provider as `sessionRules`) and `tool` (the `cursor_image_save` and
+ * permission rules to the provider as `sessionRules`, and the directory of the session's project
+ * as `workspace`: one OpenCode server serves several projects, each through its own plugin
+ * instance) and `tool` (the `cursor_image_save` and
  * `custom_websearch` plugin tools, see `cursor-tools.ts`).
  *
  * @module
@@ -81,6 +83,7 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
   return (input, pluginOptions) => {
     let settings: PluginSettings = resolvePluginSettings({ pluginOptions, env: deps.env });
     const pluginClient = input.client;
+    const projectDirectory = absoluteDirectory(input.directory);
     const catalog = createCatalogRuntime(deps);
     const sources = new Map<string, TokenSource>();
     const redactor = createCredentialRedactor();
@@ -191,6 +194,8 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           log("warn", error.message);
           return Promise.reject(error);
         }
+        // This plugin instance serves one directory: the project of every session it sees.
+        if (projectDirectory !== undefined) output.options.workspace = projectDirectory;
         return withSessionRules(pluginClient, input, output);
       },
     };
@@ -211,6 +216,12 @@ async function withSessionRules(
     session === undefined ? undefined : { get: (request) => session.get(request) },
     input.sessionID,
   );
+}
+
+/** The plugin instance's directory, when the host gave an absolute one. */
+function absoluteDirectory(directory: string | undefined): string | undefined {
+  if (typeof directory !== "string" || directory.includes("\u0000")) return undefined;
+  return directory.startsWith("/") || /^[A-Za-z]:[\\/]/.test(directory) ? directory : undefined;
 }
 
 function selectedVariant(message: unknown): string | undefined {

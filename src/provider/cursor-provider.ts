@@ -89,7 +89,7 @@ function cliBackend(settings: CursorProviderSettings, adapters: ProviderAdapters
     ...cli,
     runner: adapters.processRunner(),
     binaryPath: adapters.findCursorAgent?.(cli.binaryPath) ?? cli.binaryPath,
-    workspace: cli.workspace ?? adapters.cwd?.() ?? ".",
+    workspace: cli.workspace ?? (() => adapters.cwd?.() ?? "."),
     env,
     ...(apiKey ? { apiKey } : {}),
     resumeCache: createResumeCache(),

@@ -52,15 +52,15 @@ export interface ProviderAdapters {
   readonly debugLogger?: () => DebugLogger;
   /** The default machine id when settings give none. */
   readonly machineId?: () => Promise<string>;
-  /** Workspace facts when settings give none. */
-  readonly workspace?: () => WorkspaceFacts;
+  /** Workspace facts of a directory (OS, shell, home) when settings give none. */
+  readonly workspace?: (root: string) => WorkspaceFacts;
   /** Runs git, for the request context's git facts (absent on the web entry). */
   readonly git?: () => GitRunner;
   /** Starts processes, for the CLI backend. */
   readonly processRunner?: () => ProcessRunner;
   /** Finds the `cursor-agent` binary (an explicit path first). */
   readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;
-  /** The current directory. */
+  /** The current directory, read at call time. */
   readonly cwd?: () => string;
   /** Where the CLI backend's resume cache survives restarts (a file on the Node entry). */
   readonly resumeCacheFile?: () => ResumeCacheFile;
@@ -80,8 +80,12 @@ export interface ProviderConfig {
   readonly redactor: CredentialRedactor;
   readonly transport: AgentTransport;
   readonly blobs: BlobStore;
-  readonly workspace: WorkspaceFacts;
-  /** The workspace's git facts, for request contexts being built. */
+  /**
+   * The workspace facts of one call: the directory it names, else the `workspace` setting's
+   * root, else the current directory at call time (docs/decisions/155-…).
+   */
+  workspaceFor(root: string | undefined): WorkspaceFacts;
+  /** The workspace's git facts (per directory), for request contexts being built. */
   readonly workspaceGit: WorkspaceGit;
   readonly now: () => number;
   readonly generateId: () => string;
@@ -153,7 +157,6 @@ export function resolveProviderConfig(
   });
   let serverConfig: Promise<ServerConfig> | undefined;
   let resolvedServerConfig: ServerConfig | undefined;
-  const workspace = { ...defaultWorkspace(), ...adapters.workspace?.(), ...settings.workspace };
   const billing = createBillingBook(generateId);
   const logger = redactingLogger(
     settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
@@ -175,8 +178,8 @@ export function resolveProviderConfig(
       tokens,
     ),
     blobs: createMemoryBlobStore(),
-    workspace,
-    workspaceGit: createWorkspaceGit({ git: adapters.git?.(), root: workspace.workspaceRoot, now }),
+    workspaceFor: (root) => resolveWorkspace(settings.workspace, adapters, root),
+    workspaceGit: createWorkspaceGit({ git: adapters.git?.(), now }),
     now,
     generateId,
     conversations: createConversationStore<ActiveTurn>({
@@ -328,6 +331,26 @@ async function resolveMachineId(
   }
   if (adapter) return await adapter();
   return await sha256Hex(generateId());
+}
+
+/**
+ * One call's workspace facts. A directory the call names replaces the setting's root (and
+ * the home-directory flag computed for it); the other facts of the setting still apply.
+ */
+function resolveWorkspace(
+  configured: Partial<WorkspaceFacts> | undefined,
+  adapters: ProviderAdapters,
+  callRoot: string | undefined,
+): WorkspaceFacts {
+  const root = callRoot ?? configured?.workspaceRoot ?? adapters.cwd?.() ?? "/";
+  const { workspaceRoot: _root, isHomeDirectory, ...rest } = configured ?? {};
+  return {
+    ...defaultWorkspace(),
+    ...adapters.workspace?.(root),
+    ...rest,
+    ...(callRoot === undefined && isHomeDirectory !== undefined ? { isHomeDirectory } : {}),
+    workspaceRoot: root,
+  };
 }
 
 function defaultWorkspace(): WorkspaceFacts {

@@ -39,6 +39,11 @@ export type ExecResultMessage = NonNullable<
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 /** How long to keep reading after `turn_ended` for the final checkpoint. */
 export const TAIL_GRACE_MS = 5_000;
+
+/** Longest wait for the `cancel_action` to go out before the Run is closed anyway. */
+export const CANCEL_SEND_MS = 2_000;
+/** Longest wait, once it went out, for Cursor to end the cancelled Run before it is closed. */
+export const CANCEL_END_MS = 1_000;
 /**
  * An active Run with no pending host work fails after this long without an inbound frame
  * (30 s, as Cursor's CLI). Any server frame renews it (heartbeats, partial tool inputs);
@@ -97,6 +102,9 @@ export class AgentRun {
   readonly #options: AgentRunOptions;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  #cancelling = false;
+  #markClosed: () => void = () => {};
+  readonly #closedOnce = new Promise<void>((resolve) => (this.#markClosed = resolve));
   #sendFailure: CursorError | undefined;
   /** Activity so far. */
   readonly activity: RunActivity = {
@@ -204,12 +212,54 @@ export class AgentRun {
     }
   }
 
+  /**
+   * Stops the Run on Cursor's side: sends `conversation_action{cancel_action{}}` on the live
+   * Run (an empty `CancelAction`, as Cursor's own clients send it), waits a moment for Cursor
+   * to end the Run (a close right after the write could reset the stream before the frame
+   * leaves), then closes. A Run that has already ended or been closed is left as it is.
+   *
+   * @returns Resolves once the Run is closed.
+   */
+  async cancel(): Promise<void> {
+    if (this.#closed || this.#cancelling) return;
+    this.#cancelling = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const sent = this.send({
+      message: {
+        case: "conversationAction",
+        value: { action: { case: "cancelAction", value: {} } },
+      },
+    }).then(() => "sent" as const, () => "failed" as const);
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), CANCEL_SEND_MS);
+    });
+    const outcome = await Promise.race([sent, late]);
+    clearTimeout(timer);
+    if (outcome === "sent") {
+      const ended = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CANCEL_END_MS);
+      });
+      await Promise.race([this.#closedOnce, ended]);
+      clearTimeout(timer);
+    }
+    // A send cut short because Cursor ended the Run first still reached it.
+    const said = outcome === "failed" && this.#closed ? "ended-by-cursor" : outcome;
+    if (this.#options.logger.enabled) this.#options.logger.line(`run cancel: ${said}`);
+    this.close();
+  }
+
+  /** Resolves once the Run is closed (by either side). */
+  get closed(): Promise<void> {
+    return this.#closedOnce;
+  }
+
   /** Stops heartbeating and releases the stream (idempotent). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#heartbeat);
     this.#stream.close();
+    this.#markClosed();
   }
 
   #decode(bytes: Uint8Array): AgentServerMessage | undefined {

@@ -62,6 +62,7 @@ export type {
 } from "./emulator/config/options.ts";
 export type { EmulatorStats } from "./emulator/http/emulator-core.ts";
 export type {
+  ClientCancelRecord,
   ExecRecord,
   InteractionRecord,
   ModelCallRecord,

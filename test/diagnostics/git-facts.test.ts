@@ -84,8 +84,8 @@ describe("git facts", () => {
   it("a timed-out status sends the repository with an empty, incomplete status and logs the timeout", async () => {
     const slow = fakeGit({ ...REPO, "status --porcelain -b": null });
     const { logger, lines } = createMemoryLogger();
-    const workspace = createWorkspaceGit({ git: slow, root: "/ws", now: () => 1_000 });
-    const facts = await workspace.facts(logger);
+    const workspace = createWorkspaceGit({ git: slow, now: () => 1_000 });
+    const facts = await workspace.facts(logger, "/ws");
     assert.equal(facts?.statusComplete, false);
     assert.equal(facts?.repos[0]?.status, "");
     assert.equal(facts?.repos[0]?.branch, "");
@@ -99,14 +99,14 @@ describe("git facts", () => {
     const counting = fakeGit(REPO);
     let clock = 10_000;
     const { logger, lines } = createMemoryLogger();
-    const workspace = createWorkspaceGit({ git: counting, root: "/ws", now: () => clock });
-    const first = await workspace.facts(logger);
+    const workspace = createWorkspaceGit({ git: counting, now: () => clock });
+    const first = await workspace.facts(logger, "/ws");
     clock += 12_345;
-    assert.equal(await workspace.facts(logger), first);
+    assert.equal(await workspace.facts(logger, "/ws"), first);
     assert.equal(lines.at(-1), "workspace facts: reused ageMs=12345");
     assert.equal(counting.calls.length, 3);
     clock += 30_000;
-    await workspace.facts(logger);
+    await workspace.facts(logger, "/ws");
     assert.equal(counting.calls.length, 6);
     assert.match(
       lines.at(-1) ?? "",
@@ -116,8 +116,8 @@ describe("git facts", () => {
 
   it("the web core has no git, and its line says so", async () => {
     const { logger, lines } = createMemoryLogger();
-    const facts = await createWorkspaceGit({ git: undefined, root: "/ws", now: Date.now })
-      .facts(logger);
+    const facts = await createWorkspaceGit({ git: undefined, now: Date.now })
+      .facts(logger, "/ws");
     assert.equal(facts, undefined);
     assert.match(lines[0] ?? "", /^git: unavailable in this runtime/);
   });

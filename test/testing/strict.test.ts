@@ -183,6 +183,64 @@ describe("strict mode", () => {
     assert.deepEqual(rules(), ["conversation-state-missing"]);
   });
 
+  it("records a client cancel_action apart from a dropped stream, and checks its shape", async () => {
+    const cancel = (unknownField?: number) => {
+      const message = create(AgentClientMessageSchema, {
+        message: {
+          case: "conversationAction",
+          value: { action: { case: "cancelAction", value: {} } },
+        },
+      });
+      if (unknownField !== undefined && message.message.case === "conversationAction") {
+        const action = message.message.value.action;
+        if (action.case === "cancelAction") {
+          action.value.$unknown = [{
+            no: unknownField,
+            wireType: WireType.Varint,
+            data: new BinaryWriter().uint32(1).finish(),
+          }];
+        }
+      }
+      return toBinary(AgentClientMessageSchema, message);
+    };
+    for (const transport of ["sse", "http2"] as const) {
+      harness.emulator.clear();
+      const cancelled = transport === "sse"
+        ? openSseRun(harness.target("sse"))
+        : openHttp2Run(harness.target("http2"));
+      await cancelled.send(runRequestBytes({ text: "::sleep 2000" }, requestContext()));
+      await cancelled.send(cancel());
+      await expectRunError(await endOf(cancelled), "canceled", /Canceled by the client/);
+      cancelled.close();
+      const dropped = openHttp2Run(harness.target("http2"));
+      await dropped.send(runRequestBytes({ text: "::sleep 2000" }, requestContext()));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      dropped.close();
+      await harness.emulator.idle();
+      const [first, second] = harness.emulator.runs();
+      assert.equal(first?.status, "canceled");
+      assert.equal(first?.clientCancel?.reason, "");
+      assert.equal(typeof first?.clientCancel?.at, "number");
+      assert.equal(second?.status, "canceled");
+      assert.equal(second?.clientCancel, undefined, "a dropped stream is no cancel");
+      assert.deepEqual(rules(), []);
+    }
+    harness.emulator.clear();
+    const odd = openHttp2Run(harness.target("http2"));
+    await odd.send(runRequestBytes({ text: "::sleep 2000" }, requestContext()));
+    await odd.send(cancel(7));
+    await expectRunError(await endOf(odd), "canceled");
+    odd.close();
+    assert.deepEqual(rules(), ["cancel-action-malformed"]);
+    const known = openHttp2Run(harness.target("http2"));
+    harness.emulator.clear();
+    await known.send(runRequestBytes({ text: "::sleep 2000" }, requestContext()));
+    await known.send(cancel(3));
+    await expectRunError(await endOf(known), "canceled");
+    known.close();
+    assert.deepEqual(rules(), [], "#3 interrupted_pending_tool_call_resolutions is known");
+  });
+
   it("second-run-request and unknown-client-message and undecodable-client-message end the Run", async () => {
     for (
       const [rule, second] of [

@@ -60,6 +60,16 @@ export function workspaceFacts(root: string = process.cwd()): WorkspaceFacts {
 }
 
 /**
+ * This process's current directory, read when asked (a call without a workspace of its own
+ * uses the directory of that moment).
+ *
+ * @returns `process.cwd()`.
+ */
+export function currentDirectory(): string {
+  return process.cwd();
+}
+
+/**
  * This process's environment variables.
  *
  * @returns `process.env`.

@@ -36,6 +36,7 @@ import type { ToolExecution } from "./stream-mapper.ts";
 import { hostToolsOf, toolFingerprint } from "./tool-fingerprint.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
+import { callWorkspace } from "../call-workspace.ts";
 import { CursorLanguageModel } from "../language-model.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { argvFor, runTurn, type TurnContext } from "./run-turn.ts";
@@ -69,7 +70,10 @@ export interface CliBackendSettings extends CursorAgentPermissions {
    * `%LOCALAPPDATA%\cursor-agent` on Windows).
    */
   readonly binaryPath?: string;
-  /** The directory Cursor works in (`--workspace`, and the process's cwd). Default: the current directory. */
+  /**
+   * The directory Cursor works in (`--workspace`, and the process's cwd) when a call names
+   * none (`providerOptions.cursor.workspace`). Default: the current directory at call time.
+   */
   readonly workspace?: string;
   /**
    * Who runs the tools Cursor's agent calls. `host` (default): calls that match a
@@ -117,8 +121,11 @@ export interface CliBackendConfig extends Omit<CliBackendSettings, "binaryPath" 
   readonly runner: ProcessRunner;
   /** The resolved binary; `undefined` when discovery found none (calls then fail with advice). */
   readonly binaryPath: string | undefined;
-  /** The resolved workspace directory. */
-  readonly workspace: string;
+  /**
+   * The workspace directory of calls that name none: a fixed directory, or a getter read at
+   * call time (the Node entry's current directory).
+   */
+  readonly workspace: string | (() => string);
   /**
    * The environment: read for `CURSOR_ACP_SESSION_RESUME` and given to the child
    * process as its whole environment.
@@ -243,7 +250,7 @@ export class CliBackend implements TurnBackend {
   errorContext(modelId: string): ApiCallContext {
     return {
       url: `cursor-agent:${modelId}`,
-      requestBodyValues: { model: modelId, workspace: this.#config.workspace },
+      requestBodyValues: { model: modelId, workspace: this.#defaultWorkspace() },
     };
   }
 
@@ -256,6 +263,12 @@ export class CliBackend implements TurnBackend {
    */
   reportFailure(error: Error): Error {
     return this.#redactor.redactError(error);
+  }
+
+  /** The directory of a call that names none. */
+  #defaultWorkspace(): string {
+    const workspace = this.#config.workspace;
+    return typeof workspace === "string" ? workspace : workspace();
   }
 
   /**
@@ -321,11 +334,13 @@ export class CliBackend implements TurnBackend {
         "Cannot find cursor-agent on PATH or in its install locations; install it (curl https://cursor.com/install -fsS | bash) or set its path in the provider settings",
       );
     }
+    const workspace = callWorkspace(options.providerOptions, config.providerName ?? "cursor") ??
+      this.#defaultWorkspace();
     const fingerprint = await toolFingerprint(tools);
     await this.#persistence?.load();
     const plan = await planResume({
       enabled: config.sessionResume ?? isSessionResumeEnabled(config.env),
-      workspace: config.workspace,
+      workspace,
       model: modelId,
       prompt: options.prompt,
       toolFingerprint: fingerprint,
@@ -337,7 +352,7 @@ export class CliBackend implements TurnBackend {
       runner: config.runner,
       binaryPath,
       modelId,
-      workspace: config.workspace,
+      workspace,
       childEnv: childEnvironment(config.env, apiKey),
       permissions: permissionsOf(config),
       plan,

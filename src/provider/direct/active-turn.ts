@@ -40,6 +40,8 @@ export class ActiveTurn {
   readonly events: AsyncGenerator<RunEvent, void, undefined>;
   readonly conversationId: string;
   readonly modelId: string;
+  /** The workspace directory the Run's tools act in (the call's, kept by a resumed attempt). */
+  readonly workspaceRoot: string;
   /** Context occupancy of the checkpoint the Run started from. */
   readonly priorUsed: number | undefined;
   /** The prior checkpoint's categories. */
@@ -91,6 +93,7 @@ export class ActiveTurn {
     this.priorUsed = options.priorUsed;
     this.priorCategories = options.priorCategories;
     this.#logger = options.logger;
+    this.workspaceRoot = options.workspaceRoot;
     this.#calls = new HostToolCalls({
       run: options.run,
       newId: options.newId,
@@ -230,6 +233,15 @@ export class ActiveTurn {
   /** Closes the Run and refuses nothing more (the Run is gone). */
   close(): void {
     this.run.close();
+  }
+
+  /**
+   * The host stopped the turn: tells Cursor (`cancel_action` on the live Run), then closes.
+   *
+   * @returns Resolves once the Run is closed.
+   */
+  cancel(): Promise<void> {
+    return this.run.cancel();
   }
 }
 

@@ -23,6 +23,7 @@ import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../session/b
 import { buildExecutePlanRequest } from "../../session/interactions.ts";
 import { AgentMode } from "../../gen/agent/v1/common_pb.ts";
 import { readCursorOptions } from "./model-options.ts";
+import { callWorkspace } from "../call-workspace.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
@@ -64,12 +65,15 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const conversation = plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
   if (conversation) conversation.advertisedTools = advertised;
-  const base = { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised };
+  const workspace = config.workspaceFor(
+    callWorkspace(options.providerOptions, config.providerName),
+  );
+  const base = { workspace, systemPrompt: plan.systemPrompt, tools: advertised };
   const previous = conversation?.requestContext;
   // Git facts are read only when the context is rebuilt anyway, then frozen with it (ADR 120).
   const git = previous?.key === requestContextKey(base)
     ? undefined
-    : await config.workspaceGit.facts(config.logger);
+    : await config.workspaceGit.facts(config.logger, workspace.workspaceRoot);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
   if (conversation) conversation.requestContext = requestContext;
   const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
@@ -120,6 +124,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       priorUsed: plan.priorUsed,
       priorCategories: conversation?.checkpointCategories,
       abortSignal: options.abortSignal,
+      workspaceRoot: workspace.workspaceRoot,
       blobPush: conversation === undefined
         ? undefined
         : { serverBlobs: conversation.serverBlobs, pushed: pushed.length > 0 },
@@ -166,6 +171,8 @@ interface OpenInputs {
   readonly priorUsed: number | undefined;
   readonly priorCategories: Record<string, number> | undefined;
   readonly abortSignal: AbortSignal | undefined;
+  /** The call's workspace directory (shell working directory, relative paths). */
+  readonly workspaceRoot: string;
   /** The conversation's belief about the server's blobs, and whether this Run pushed any. */
   readonly blobPush?: {
     readonly serverBlobs: ServerBlobKnowledge;
@@ -198,7 +205,7 @@ async function openActiveTurn(config: ProviderConfig, input: OpenInputs): Promis
     priorCategories: input.priorCategories,
     newId: config.generateId,
     logger: config.logger,
-    workspaceRoot: config.workspace.workspaceRoot,
+    workspaceRoot: input.workspaceRoot,
     images: config.images,
   });
 }
@@ -258,6 +265,7 @@ export async function openResumedTurn(
     priorUsed: failed.priorUsed,
     priorCategories: failed.priorCategories,
     abortSignal: input.abortSignal,
+    workspaceRoot: failed.workspaceRoot,
   });
   config.billing.variantOf.set(turn, input.selection.parameters);
   turn.interactions.sessionRules = failed.interactions.sessionRules;

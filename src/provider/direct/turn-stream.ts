@@ -14,6 +14,7 @@ import type { HostTools } from "./tools/host-tools.ts";
 import type { PassContext } from "./diagnostics/pass-context.ts";
 import { finishWithBilling } from "./diagnostics/finish-billing.ts";
 import { ReplayFilter, VisibleLedger } from "./recovery-replay.ts";
+import { cancelHeldRunOnStop, rollBackInterruptedTurn } from "./held-stop.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
@@ -84,10 +85,11 @@ export async function openTurnStream(
   }
   turn.beginPass();
   let finished = false;
+  // The host's Stop while the Run streams: Cursor is told (`cancel_action`), then it closes.
   const onAbort = () => {
-    if (!finished) turn.close();
+    if (!finished) void turn.cancel();
   };
-  if (context.abortSignal?.aborted) turn.close();
+  if (context.abortSignal?.aborted) void turn.cancel();
   context.abortSignal?.addEventListener("abort", onAbort, { once: true });
   let failure: unknown;
   const ledger = new VisibleLedger();
@@ -163,7 +165,7 @@ export async function openTurnStream(
       context.surfaced?.(error);
       // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
       // holds): the next prompt's copy of them is ours.
-      if (conversation) interrupted(conversation, ledger.text);
+      if (conversation) rollBackInterruptedTurn(conversation, ledger.text);
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -189,21 +191,9 @@ export async function openTurnStream(
     cancel() {
       cancelled = true;
       // A consumer that stops reading after the finish must not end a held Run.
-      if (!finished) turn.close();
+      if (!finished) void turn.cancel();
     },
   });
-}
-
-/** Rolls a conversation back to its turn's start after a pass the host interrupted. */
-function interrupted(conversation: NonNullable<TurnStreamContext["conversation"]>, shown: string) {
-  const start = conversation.turnStart;
-  if (start === undefined) {
-    conversation.interruptedText = shown;
-    return;
-  }
-  conversation.history = start.history;
-  conversation.lastAssistantText = start.assistantText;
-  conversation.interruptedText = start.shown + shown;
 }
 
 function finishPass(
@@ -219,7 +209,10 @@ function finishPass(
     if (outcome === "turn-ended") conversation.turnStart = undefined;
   }
   if (outcome === "tool-calls") {
-    if (conversation) config.conversations.hold(conversation, turn);
+    if (conversation) {
+      config.conversations.hold(conversation, turn);
+      cancelHeldRunOnStop({ config, conversation, turn, signal: context.abortSignal });
+    }
     for (const id of turn.pendingIds) config.toolCallOwners.set(id, context.holdKey);
     // Calls whose Run was released without a result would pile up: keep the newest ones.
     for (const id of config.toolCallOwners.keys()) {

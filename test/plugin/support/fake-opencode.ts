@@ -66,6 +66,8 @@ export interface HarnessOptions {
   readonly env?: Record<string, string | undefined>;
   /** Answers OpenCode's session lookup (`GET /session/{id}`). */
   readonly sessions?: (id: string) => Promise<{ data?: unknown; error?: unknown }>;
+  /** The directory of the plugin instance (OpenCode starts one per project). */
+  readonly directory?: string;
 }
 
 /** Provider entry the tests expect to be registered. */
@@ -125,7 +127,10 @@ export async function pluginHarness(options: HarnessOptions = {}): Promise<Plugi
     providerEntry: PROVIDER_ENTRY,
     sleep: () => new Promise((resolve) => setTimeout(resolve, 1)),
   };
-  const hooks = await createClassicPlugin(deps)({ client }, options.pluginOptions);
+  const input = options.directory === undefined
+    ? { client }
+    : { client, directory: options.directory };
+  const hooks = await createClassicPlugin(deps)(input, options.pluginOptions);
   return {
     ...fetched,
     hooks,

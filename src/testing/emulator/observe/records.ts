@@ -267,10 +267,35 @@ export interface RunRecord {
   error: { code: string; message: string } | undefined;
   /** Whether `turn_ended` was sent. */
   turnEnded: boolean;
+  /**
+   * The client's `cancel_action`, when it stopped the Run that way (a Run whose client only
+   * dropped its stream has none): when it came, how many execs it left open, its `reason`.
+   */
+  clientCancel: ClientCancelRecord | undefined;
   /** Emulator clock time it opened. */
   readonly startedAt: number;
   /** Emulator clock time it ended. */
   endedAt: number | undefined;
+}
+
+/**
+ * A client's `cancel_action` on a live Run.
+ *
+ * @example
+ * ```ts
+ * import type { ClientCancelRecord } from "../../mod.ts";
+ *
+ * const cancel: ClientCancelRecord = { at: 1_000, openExecs: 1, reason: "" };
+ * console.assert(cancel.openExecs === 1);
+ * ```
+ */
+export interface ClientCancelRecord {
+  /** Emulator clock time it arrived. */
+  readonly at: number;
+  /** Execs still unanswered when it came (each was sent an abort). */
+  readonly openExecs: number;
+  /** The `reason` field (#1; Cursor's own clients leave it empty). */
+  readonly reason: string;
 }
 
 /** Creates a record for a Run that just opened. */
@@ -335,6 +360,7 @@ export function newRunRecord(
     error: undefined,
     /** Whether `turn_ended` was sent. */
     turnEnded: false,
+    clientCancel: undefined,
     startedAt,
     /** Emulator clock time it ended. */
     endedAt: undefined,

@@ -37,6 +37,7 @@ export const RULE_NAMES = [
   "blob-hash-mismatch",
   "heartbeat-missing",
   "pkce-mismatch",
+  "cancel-action-malformed",
 ] as const;
 
 /**
@@ -186,6 +187,10 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
   "pkce-mismatch": rule(
     "pkce-mismatch",
     "The login poll's verifier does not hash to the challenge given on the login URL",
+  ),
+  "cancel-action-malformed": rule(
+    "cancel-action-malformed",
+    "A cancel_action carries fields CancelAction does not have (only #1 reason and #3 interrupted_pending_tool_call_resolutions are known), or comes after turn_ended",
   ),
 };
 

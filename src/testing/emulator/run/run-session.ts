@@ -221,6 +221,21 @@ export class RunSession implements RunIo {
   #onAction(action: ConversationAction): void {
     const value = action.action;
     if (value.case === "cancelAction") {
+      const unknown = (value.value.$unknown ?? []).map((field) => field.no)
+        .filter((no) => no !== 3);
+      if (unknown.length > 0 || this.record.turnEnded) {
+        this.violation(
+          "cancel-action-malformed",
+          unknown.length > 0
+            ? `cancel_action carries unknown field(s) ${unknown.join(", ")}`
+            : "cancel_action arrived after turn_ended",
+        );
+      }
+      this.record.clientCancel = {
+        at: this.now(),
+        openExecs: this.replies.openExecIds().length,
+        reason: value.value.reason,
+      };
       this.#sendAborts();
       this.fail({ code: "canceled", message: "Canceled by the client" }, "canceled");
       return;
