@@ -329,6 +329,11 @@ async function storeResults(
     });
   }
   await storeTurn(state);
+  if (state.withholdSettled === true) {
+    state.withholdSettled = undefined;
+    state.io.record.faults.push("no-checkpoint after the tool step");
+    return;
+  }
   await publishCheckpoint(state, [], "settled");
 }
 

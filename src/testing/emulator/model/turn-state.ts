@@ -89,6 +89,8 @@ export interface TurnState {
     | undefined;
   /** Where the next tool step publishes its pre-result checkpoint again (`late-checkpoint`). */
   lateCheckpoint?: "exec" | "tool-result" | undefined;
+  /** The next tool step saves no settled checkpoint (`no-checkpoint`). */
+  withholdSettled?: boolean | undefined;
 }
 
 /** Sends an `interaction_update`. */

@@ -323,6 +323,10 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
       if (takeFiring(input, limit)) state.lateCheckpoint = at;
       return Promise.resolve();
     },
+    withholdCheckpoint: (limit) => {
+      if (takeFiring(input, limit)) state.withholdSettled = true;
+      return Promise.resolve();
+    },
     report: (name, value) => deps.io.variant(name, value),
   };
   await (deps.options.scenario ?? directiveScenario)(context);
