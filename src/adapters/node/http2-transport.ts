@@ -28,6 +28,8 @@ import { createSessionPool } from "./http2-sessions.ts";
 export interface Http2TransportOptions {
   /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number | undefined;
+  /** Base of the limit on a started frame's completion (ADR 170); default 10 s. */
+  readonly partialFrameMs?: number | undefined;
   /** Deadline for the HTTP/2 handshake and for the Run's response headers; default 15 s. */
   readonly connectTimeoutMs?: number | undefined;
   /** Drain wait for a write under backpressure; default 5 s. */
@@ -178,7 +180,7 @@ function openHttp2Run(
     }
     answered = true;
     unanswered.length = 0;
-    yield* readResponse(attempt.request, headers, attempt, options.readIdleMs);
+    yield* readResponse(attempt.request, headers, attempt, options);
   }
   return {
     send(message) {
