@@ -93,8 +93,12 @@ function startAttempt(
   session: http2.ClientHttp2Session,
   run: OpenRunOptions,
   headers: Record<string, string>,
+  goingAway: () => void,
 ): StreamAttempt {
   session.ref();
+  // The server will close this connection (GOAWAY, e.g. draining for a deploy): the Run
+  // decides whether to wait for it (it has shown output) or to replay at once.
+  session.on("goaway", goingAway);
   const request = session.request({
     ":method": "POST",
     ":path": RUN_PATH,
@@ -125,6 +129,7 @@ function startAttempt(
     release() {
       if (released) return;
       released = true;
+      session.off("goaway", goingAway);
       if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
       session.unref();
     },
@@ -139,7 +144,9 @@ function openHttp2Run(
 ): AgentRunStream {
   const drainMs = options.drainTimeoutMs ?? 5_000;
   const rejected = run.credentials?.rejected?.bind(run.credentials);
-  let attempt = startAttempt(first, run, run.headers);
+  let announced: () => void = () => {};
+  const goingAway = new Promise<void>((resolve) => (announced = resolve));
+  let attempt = startAttempt(first, run, run.headers, () => announced());
   let renewed = false;
   /** Envelopes sent before the answer was read: a Run re-opened after a 401 sends them again. */
   const unanswered: Uint8Array[] = [];
@@ -163,7 +170,7 @@ function openHttp2Run(
     const fresh = await rejected(sent, run.signal).catch(() => undefined);
     if (fresh === undefined || fresh === sent) return false;
     const refused = attempt;
-    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh));
+    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh), () => announced());
     refused.release();
     const target = attempt;
     const replay = [...unanswered];
@@ -191,6 +198,7 @@ function openHttp2Run(
       return queue;
     },
     frames: frames(),
+    goingAway,
     close: () => attempt.release(),
   };
 }

@@ -77,17 +77,20 @@ export function rebuildBarrier(facts: {
 }
 
 /** What each barrier tells the person reading the final error. */
-const BARRIER_REASONS: Readonly<Record<RebuildBarrier, string>> = {
-  shown: "the answer after the tool results was cut off, and a retry would answer the step again",
-  "results-missing": "not every tool result reached Cursor, so the step cannot be rebuilt",
-  unrepresented:
-    "Cursor had started work the host history cannot hold, so the step cannot be rebuilt",
+const BARRIER_REASONS: Readonly<Record<RebuildBarrier, (code: string) => string>> = {
+  shown: (code) =>
+    `The answer after the tool results was cut off (${code}); answering the step again would repeat it, so the turn ends here`,
+  "results-missing": (code) =>
+    `The Run broke (${code}) before every tool result reached Cursor; the step cannot be rebuilt, so the turn ends here`,
+  unrepresented: (code) =>
+    `The Run broke (${code}) after Cursor started work the host history cannot hold; the step cannot be rebuilt, so the turn ends here`,
 };
 
 /**
  * The failure of a held pass that a replay barrier keeps final: not retryable, so the
  * host does not retry the step (its retry would rebuild the step from host history and
- * show a second answer after what the user saw).
+ * show a second answer after what the user saw). The message names the failure's code
+ * only (its own text, often worded as retryable, stays in `cause`).
  *
  * @param failure The failure.
  * @param barrier The barrier that holds.
@@ -103,7 +106,7 @@ const BARRIER_REASONS: Readonly<Record<RebuildBarrier, string>> = {
  * ```
  */
 export function finalAtBarrier(failure: CursorError, barrier: RebuildBarrier): CursorError {
-  return new CursorError(failure.code, `${failure.message} (${BARRIER_REASONS[barrier]})`, {
+  return new CursorError(failure.code, BARRIER_REASONS[barrier](failure.code), {
     retryable: false,
     retryAfterMs: failure.retryAfterMs,
     connectCode: failure.connectCode,

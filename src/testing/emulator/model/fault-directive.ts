@@ -125,8 +125,12 @@ function faultStep(
   const preset = ERROR_PRESETS[kind];
   if (preset !== undefined) return { kind: "fault", fault: { ...preset, afterFrames: after } };
   switch (kind) {
-    case "drop":
     case "goaway":
+      return {
+        kind: "fault",
+        fault: { kind, afterFrames: after, ...(options.has("graceful") ? { graceful: true } : {}) },
+      };
+    case "drop":
     case "rst-stream":
     case "malformed-frame":
     case "oversized-frame":

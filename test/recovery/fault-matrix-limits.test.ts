@@ -1,0 +1,55 @@
+/**
+ * The recovery fault matrix, faults that cost time: a server that goes away gracefully
+ * (GOAWAY, as in a deploy) before the Run's first frame is replayed at once, not after the
+ * 30 s silence limit. On SSE the same fault is a dropped connection. Each case shows the
+ * intended answer once, within the Run budget, and the next turn is healthy. (The held
+ * pass past a barrier and the frame that never completes have their own matrix files.)
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createMemoryLogger } from "../../src/core/logger.ts";
+import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { assistant, complete, streamTurn, user } from "./support.ts";
+
+/** The test's own bound on a turn (a harness limit, under the 30 s silence rule). */
+const HARNESS_GUARD_MS = 15_000;
+
+async function guarded<T>(work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error("the turn waited for the silence limit")),
+      HARNESS_GUARD_MS,
+    );
+  });
+  try {
+    return await Promise.race([work, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+for (const transport of ["sse", "http2"] as const) {
+  describe(`recovery fault matrix, faults that cost time (${transport})`, () => {
+    it("a graceful GOAWAY before the first frame: replayed at once, answered once", async () => {
+      const { logger, lines } = createMemoryLogger();
+      await withEmulator({}, async (emulator) => {
+        const cursor = emulatorProvider(emulator, transport, { debug: logger });
+        const prompt = "::fault goaway graceful times=1\n::text Alpha one. Beta two.";
+        const outcome = await guarded(streamTurn(cursor, prompt, "ses_goaway"));
+        assert.equal(outcome.error, undefined, String(outcome.error));
+        assert.equal(outcome.text, "Alpha one. Beta two.");
+        assert.equal(emulator.runs().length, 2, "the refused Run and one replay");
+        assert.ok(lines.some((l) => l.startsWith("rebasing fresh Run: ")), lines.join("\n"));
+        assert.ok(!lines.some((l) => /code=timeout/.test(l)), "not the silence limit");
+        const next = await complete(cursor, [
+          user(prompt),
+          assistant(outcome.text),
+          user("::text Next turn fine."),
+        ], "ses_goaway");
+        assert.equal(next, "Next turn fine.");
+        assert.deepEqual(emulator.violations(), []);
+      });
+    });
+  });
+}
