@@ -1,15 +1,32 @@
 /**
  * The recovery fault matrix, faults that cost time: a server that goes away gracefully
  * (GOAWAY, as in a deploy) before the Run's first frame is replayed at once, not after the
- * 30 s silence limit. On SSE the same fault is a dropped connection. Each case shows the
- * intended answer once, within the Run budget, and the next turn is healthy. (The held
- * pass past a barrier and the frame that never completes have their own matrix files.)
+ * 30 s silence limit (on SSE the same fault is a dropped connection), and a renewal
+ * endpoint that never answers costs one renewal deadline, not one per request shape.
+ * (The held pass past a barrier and the frame that never completes have their own
+ * matrix files.)
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "../../src/core/logger.ts";
+import { createTokenSource } from "../../src/auth/token-source.ts";
+import { accessTokenGetter } from "../../plugin/credentials.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { assistant, complete, streamTurn, user } from "./support.ts";
+
+const RENEWAL_PATHS = ["/oauth/token", "/auth/token", "/auth/exchange_user_api_key"];
+
+/** A fetch that passes everything on, except renewals: those never get an answer. */
+function unansweredRenewals(): { fetch: typeof fetch; renewals: string[] } {
+  const renewals: string[] = [];
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!RENEWAL_PATHS.includes(url.pathname)) return globalThis.fetch(input, init);
+    renewals.push(url.pathname);
+    return new Promise<Response>(() => {});
+  };
+  return { fetch, renewals };
+}
 
 /** The test's own bound on a turn (a harness limit, under the 30 s silence rule). */
 const HARNESS_GUARD_MS = 15_000;
@@ -49,6 +66,34 @@ for (const transport of ["sse", "http2"] as const) {
         ], "ses_goaway");
         assert.equal(next, "Next turn fine.");
         assert.deepEqual(emulator.violations(), []);
+      });
+    });
+
+    it("a renewal endpoint that never answers: one renewal deadline, a retryable error", async () => {
+      await withEmulator({}, async (emulator) => {
+        emulator.auth.setTokenLifetime(1000);
+        const tokens = await emulator.auth.issueTokens();
+        await new Promise((resolve) => setTimeout(resolve, 2100)); // the access token expired
+        const { fetch, renewals } = unansweredRenewals();
+        // The stored sign-in as the OpenCode plugin hands it over (plugin/credentials.ts).
+        const source = createTokenSource({
+          accessToken: tokens.accessToken,
+          refreshToken: tokens.refreshToken,
+          apiBaseURL: emulator.url,
+          allowLoopback: true,
+          fetch,
+          now: Date.now,
+        });
+        const cursor = emulatorProvider(emulator, transport, {
+          apiKey: undefined,
+          accessToken: accessTokenGetter(source),
+          fetch,
+        });
+        const outcome = await guarded(streamTurn(cursor, "::text Alpha.", "ses_renew"));
+        assert.ok(outcome.error instanceof Error, String(outcome.error));
+        assert.match(outcome.error.message, /renew the Cursor session right now/);
+        assert.deepEqual(renewals, ["/oauth/token"], "one shape tried, not one deadline each");
+        assert.equal(emulator.runs().length, 0, "no Run with an expired token");
       });
     });
   });

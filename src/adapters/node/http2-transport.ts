@@ -40,6 +40,9 @@ export interface Http2TransportOptions {
 
 const RUN_PATH = "/agent.v1.AgentService/Run";
 
+/** How long after a GOAWAY a Run's open stream is reported as going away (ADR 171). */
+const GOAWAY_SETTLE_MS = 500;
+
 /**
  * Creates the HTTP/2 transport. Its sessions are closed by `close()`. `openRun` waits for
  * the origin's HTTP/2 handshake and rejects, with nothing sent, when it fails.
@@ -146,7 +149,11 @@ function openHttp2Run(
   const rejected = run.credentials?.rejected?.bind(run.credentials);
   let announced: () => void = () => {};
   const goingAway = new Promise<void>((resolve) => (announced = resolve));
-  let attempt = startAttempt(first, run, run.headers, () => announced());
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  // Frames and a stream error the server sent before its GOAWAY may still be in flight:
+  // they are read first, and only a stream still open after that is reported as going away.
+  const onGoaway = () => (settle ??= setTimeout(announced, GOAWAY_SETTLE_MS));
+  let attempt = startAttempt(first, run, run.headers, onGoaway);
   let renewed = false;
   /** Envelopes sent before the answer was read: a Run re-opened after a 401 sends them again. */
   const unanswered: Uint8Array[] = [];
@@ -170,7 +177,7 @@ function openHttp2Run(
     const fresh = await rejected(sent, run.signal).catch(() => undefined);
     if (fresh === undefined || fresh === sent) return false;
     const refused = attempt;
-    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh), () => announced());
+    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh), onGoaway);
     refused.release();
     const target = attempt;
     const replay = [...unanswered];
@@ -199,7 +206,10 @@ function openHttp2Run(
     },
     frames: frames(),
     goingAway,
-    close: () => attempt.release(),
+    close: () => {
+      clearTimeout(settle);
+      attempt.release();
+    },
   };
 }
 
