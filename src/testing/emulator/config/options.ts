@@ -92,7 +92,30 @@ export interface EmulatorOptions {
    * `forgetServerBlobs()` evicts at any time.
    */
   readonly serverBlobCache?: false | { readonly maxBytes?: number; readonly ttlMs?: number };
+  /**
+   * How a Run whose conversation exceeds the model's context window fails, where the
+   * sources are silent on the detail (TRANSPORT-AUTH.md §3.4 lists both). The window is the
+   * catalogue's for the model and its `context` parameter, 1M in Max Mode; the prompt of
+   * each model call is checked before it streams. `"conversation-too-long"` (default):
+   * `invalid_argument` with `ERROR_CONVERSATION_TOO_LONG`. `"max-tokens"`:
+   * `invalid_argument` with `ERROR_MAX_TOKENS`. A client must treat both as an overflow.
+   */
+  readonly contextOverflow?: ContextOverflowError;
 }
+
+/**
+ * How a too-long conversation fails (see {@link EmulatorOptions.contextOverflow}).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type ContextOverflowError } from "../../mod.ts";
+ *
+ * const contextOverflow: ContextOverflowError = "max-tokens";
+ * const emulator = await createEmulator({ contextOverflow });
+ * await emulator.close();
+ * ```
+ */
+export type ContextOverflowError = "conversation-too-long" | "max-tokens";
 
 /**
  * Where the final answer's blob goes relative to `turn_ended` (see
@@ -150,6 +173,7 @@ export interface ResolvedOptions {
   readonly finalAnswerBlob: FinalAnswerBlob;
   /** `undefined`: a cold server. */
   readonly serverBlobCache: BlobCacheSettings | undefined;
+  readonly contextOverflow: ContextOverflowError;
 }
 
 /** Applies defaults. */
@@ -174,6 +198,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     agentUrl: options.agentUrl,
     http2Config: options.http2Config ?? "unspecified",
     finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
+    contextOverflow: options.contextOverflow ?? "conversation-too-long",
     serverBlobCache: options.serverBlobCache === false ? undefined : {
       maxBytes: options.serverBlobCache?.maxBytes ?? DEFAULT_BLOB_CACHE_BYTES,
       ttlMs: options.serverBlobCache?.ttlMs ?? DEFAULT_BLOB_CACHE_TTL_MS,

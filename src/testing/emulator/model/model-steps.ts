@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { detail, RunFailure } from "../wire/connect-http.ts";
 import { accountPrompt, assemblePrompt } from "../conversation/prompt-cache.ts";
 import type { ToolSpec } from "./directive-plan.ts";
 import type { ToolFaultPoint } from "./fault-directive.ts";
@@ -69,6 +70,7 @@ export async function beginCall(state: TurnState): Promise<OpenCall> {
     ? state.hasHistory ? currentPrompt(state, state.idealRootCount).length : 0
     : state.previousPrompt?.length ?? 0;
   const usage = accountPrompt(prompt, previous, idealBytes);
+  refuseOverflow(state, usage.promptTokens);
   const record = state.io.record;
   record.modelCalls.push({ ...usage, outputTokens: 0, context: contextLines(state) });
   record.counters.input += usage.promptTokens;
@@ -94,6 +96,30 @@ export async function beginCall(state: TurnState): Promise<OpenCall> {
     );
   }
   return call;
+}
+
+/**
+ * Fails the Run the way Cursor refuses a conversation too long for the model's window,
+ * before the call streams anything.
+ *
+ * @throws {RunFailure} when `promptTokens` exceeds the resolved window.
+ */
+function refuseOverflow(state: TurnState, promptTokens: number): void {
+  const window = state.model.contextTokens;
+  if (promptTokens <= window) return;
+  state.io.record.faults.push(`context overflow ${promptTokens}/${window}`);
+  const tooLong = state.contextOverflow === "conversation-too-long";
+  const message = tooLong ? "Conversation too long" : "Maximum tokens exceeded";
+  throw new RunFailure({
+    code: "invalid_argument",
+    message,
+    detail: detail(
+      tooLong ? "ERROR_CONVERSATION_TOO_LONG" : "ERROR_MAX_TOKENS",
+      message,
+      `The conversation has about ${promptTokens} tokens; this model takes ${window}. Summarize it or start a new one.`,
+      false,
+    ),
+  });
 }
 
 /** Splits text into deltas of about `size` characters, at spaces where possible. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ContextOverflowError } from "../config/options.ts";
 import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import {
   type ConversationStateStructure,
@@ -73,6 +74,8 @@ export interface TurnState {
   readonly chunkChars: number;
   /** Whether the final answer's blob is SET before `turn_ended` (else after it). */
   readonly finalAnswerBeforeTurnEnded: boolean;
+  /** How a prompt over the model's context window fails. */
+  readonly contextOverflow: ContextOverflowError;
   /** The open model call, if any. */
   call: OpenCall | undefined;
   /** Model steps with tool calls completed in this turn (including earlier Runs of it). */

@@ -267,6 +267,7 @@ function turnState(
     hasHistory,
     chunkChars: deps.options.chunkChars,
     finalAnswerBeforeTurnEnded: deps.options.finalAnswerBlob === "before-turn-ended",
+    contextOverflow: deps.options.contextOverflow,
     call: undefined,
     toolSteps: completedSteps,
     stepIds: 0,
