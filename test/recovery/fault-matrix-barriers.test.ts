@@ -3,7 +3,7 @@
  * final: the error is not retryable, so OpenCode does not retry the step (a retry would
  * rebuild it from host history and answer it a second time after what the user saw). One
  * case per barrier of a drop after completed tool results: new text, new reasoning, a
- * late pre-result checkpoint (which cannot authorise a resume), and a new exec request.
+ * late pre-result checkpoint (which cannot authorise a resume), and a new tool request.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -32,6 +32,11 @@ const BARRIERS: Record<string, { script: string; shown: string }> = {
     script: "::fault no-checkpoint times=1\n::fault late-checkpoint times=1 at=tool-result\n" +
       "::shell echo m-17\n::text all done\n::fault drop times=1\n::text more",
     shown: "all done",
+  },
+  "a new tool request after the results": {
+    script: "::fault no-checkpoint times=1\n::shell echo m-17\n::fault drop times=1 at=exec\n" +
+      "::shell echo two\n::text fin",
+    shown: "",
   },
 };
 
@@ -79,6 +84,12 @@ for (const transport of ["sse", "http2"] as const) {
               user(script),
               ...(steps.at(-1)?.response.messages ?? []),
             ];
+            // A tool call the failed step announced never ran: the host drops it.
+            const last = history.at(-1);
+            if (
+              last?.role === "assistant" && Array.isArray(last.content) &&
+              last.content.some((part) => part.type === "tool-call")
+            ) history.pop();
             if (shown !== "" && !JSON.stringify(history).includes(shown)) {
               history.push({ role: "assistant", content: shown });
             }
