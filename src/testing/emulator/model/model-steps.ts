@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { detail, RunFailure } from "../wire/connect-http.ts";
+import { refuseOverflow } from "./context-window.ts";
 import { accountPrompt, assemblePrompt } from "../conversation/prompt-cache.ts";
 import type { ToolSpec } from "./directive-plan.ts";
 import type { ToolFaultPoint } from "./fault-directive.ts";
@@ -96,30 +96,6 @@ export async function beginCall(state: TurnState): Promise<OpenCall> {
     );
   }
   return call;
-}
-
-/**
- * Fails the Run the way Cursor refuses a conversation too long for the model's window,
- * before the call streams anything.
- *
- * @throws {RunFailure} when `promptTokens` exceeds the resolved window.
- */
-function refuseOverflow(state: TurnState, promptTokens: number): void {
-  const window = state.model.contextTokens;
-  if (promptTokens <= window) return;
-  state.io.record.faults.push(`context overflow ${promptTokens}/${window}`);
-  const tooLong = state.contextOverflow === "conversation-too-long";
-  const message = tooLong ? "Conversation too long" : "Maximum tokens exceeded";
-  throw new RunFailure({
-    code: "invalid_argument",
-    message,
-    detail: detail(
-      tooLong ? "ERROR_CONVERSATION_TOO_LONG" : "ERROR_MAX_TOKENS",
-      message,
-      `The conversation has about ${promptTokens} tokens; this model takes ${window}. Summarize it or start a new one.`,
-      false,
-    ),
-  });
 }
 
 /** Splits text into deltas of about `size` characters, at spaces where possible. */
