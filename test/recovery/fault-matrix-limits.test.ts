@@ -69,6 +69,17 @@ for (const transport of ["sse", "http2"] as const) {
       });
     });
 
+    it("a graceful GOAWAY before the first frame with transport auto: replayed at once", async () => {
+      await withEmulator({}, async (emulator) => {
+        const cursor = emulatorProvider(emulator, transport, { transport: "auto" });
+        const prompt = "::fault goaway graceful times=1\n::text Alpha one.";
+        const outcome = await guarded(streamTurn(cursor, prompt, "ses_goaway_auto"));
+        assert.equal(outcome.error, undefined, String(outcome.error));
+        assert.equal(outcome.text, "Alpha one.");
+        assert.equal(emulator.runs().length, 2, "the refused Run and one replay");
+      });
+    });
+
     it("a renewal endpoint that never answers: one renewal deadline, a retryable error", async () => {
       await withEmulator({}, async (emulator) => {
         emulator.auth.setTokenLifetime(1000);
