@@ -12,7 +12,8 @@ import { createMemoryLogger } from "../../src/core/logger.ts";
 import { createTokenSource } from "../../src/auth/token-source.ts";
 import { accessTokenGetter } from "../../plugin/credentials.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { assistant, complete, streamTurn, user } from "./support.ts";
+import { RetryError, streamText } from "ai";
+import { assistant, complete, session, streamTurn, user } from "./support.ts";
 
 const RENEWAL_PATHS = ["/oauth/token", "/auth/token", "/auth/exchange_user_api_key"];
 
@@ -31,13 +32,10 @@ function unansweredRenewals(): { fetch: typeof fetch; renewals: string[] } {
 /** The test's own bound on a turn (a harness limit, under the 30 s silence rule). */
 const HARNESS_GUARD_MS = 15_000;
 
-async function guarded<T>(work: Promise<T>): Promise<T> {
+async function guarded<T>(work: Promise<T>, guardMs = HARNESS_GUARD_MS): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error("the turn waited for the silence limit")),
-      HARNESS_GUARD_MS,
-    );
+    timer = setTimeout(() => reject(new Error(`the turn took over ${guardMs} ms`)), guardMs);
   });
   try {
     return await Promise.race([work, guard]);
@@ -80,7 +78,7 @@ for (const transport of ["sse", "http2"] as const) {
       });
     });
 
-    it("a renewal endpoint that never answers: one renewal deadline, a retryable error", async () => {
+    it("a renewal endpoint that never answers: one renewal deadline, across the SDK's retries", async () => {
       await withEmulator({}, async (emulator) => {
         emulator.auth.setTokenLifetime(1000);
         const tokens = await emulator.auth.issueTokens();
@@ -100,10 +98,30 @@ for (const transport of ["sse", "http2"] as const) {
           accessToken: accessTokenGetter(source),
           fetch,
         });
-        const outcome = await guarded(streamTurn(cursor, "::text Alpha.", "ses_renew"));
-        assert.ok(outcome.error instanceof Error, String(outcome.error));
-        assert.match(outcome.error.message, /renew the Cursor session right now/);
-        assert.deepEqual(renewals, ["/oauth/token"], "one shape tried, not one deadline each");
+        // The AI SDK's own retries of the turn (two, 2 s and 4 s apart), as an app has them.
+        let error: unknown;
+        const result = streamText({
+          model: cursor("gpt-5"),
+          messages: [user("::text Alpha.")],
+          ...session("ses_renew"),
+          onError: ({ error: e }) => {
+            error = e;
+          },
+        });
+        await guarded(
+          (async () => {
+            for await (const _ of result.textStream) { /* nothing streams */ }
+          })(),
+          30_000,
+        );
+        assert.ok(RetryError.isInstance(error), String(error));
+        assert.equal(error.errors.length, 3, "the first call and the SDK's two retries");
+        assert.match(String(error.lastError), /renew the Cursor session right now/);
+        assert.deepEqual(
+          renewals,
+          ["/oauth/token"],
+          "one request, not one deadline per shape nor per retry",
+        );
         assert.equal(emulator.runs().length, 0, "no Run with an expired token");
       });
     });
