@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ContextOverflowError } from "../model/turn-state.ts";
 import type { AuthOptions } from "../auth/auth-state.ts";
 import type { CatalogModel } from "../catalog/catalog.ts";
 import { defaultCatalog } from "../catalog/catalog-data.ts";
@@ -104,20 +105,6 @@ export interface EmulatorOptions {
 }
 
 /**
- * How a too-long conversation fails (see {@link EmulatorOptions.contextOverflow}).
- *
- * @example
- * ```ts
- * import { createEmulator, type ContextOverflowError } from "../../mod.ts";
- *
- * const contextOverflow: ContextOverflowError = "max-tokens";
- * const emulator = await createEmulator({ contextOverflow });
- * await emulator.close();
- * ```
- */
-export type ContextOverflowError = "conversation-too-long" | "max-tokens";
-
-/**
  * Where the final answer's blob goes relative to `turn_ended` (see
  * {@link EmulatorOptions.finalAnswerBlob}).
  *
@@ -150,6 +137,8 @@ export type Http2ConfigName =
   | "force-all-enabled"
   | "force-bidi-disabled"
   | "force-bidi-enabled";
+
+export type { ContextOverflowError };
 
 /** Options with every default applied. */
 export interface ResolvedOptions {

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { ContextOverflowError } from "../config/options.ts";
 import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import {
   type ConversationStateStructure,
@@ -49,6 +48,20 @@ export interface OpenCall {
   /** Index into the Run record's modelCalls. */
   readonly recordIndex: number;
 }
+
+/**
+ * How a too-long conversation fails (the emulator's `contextOverflow` option).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type ContextOverflowError } from "../../mod.ts";
+ *
+ * const contextOverflow: ContextOverflowError = "max-tokens";
+ * const emulator = await createEmulator({ contextOverflow });
+ * await emulator.close();
+ * ```
+ */
+export type ContextOverflowError = "conversation-too-long" | "max-tokens";
 
 /** Everything a turn needs. */
 export interface TurnState {
