@@ -3,7 +3,9 @@
  * request shapes; this tries the OAuth one first (D), then `/auth/token` (A), then a
  * re-exchange with the refresh token as bearer (B). A 401/403 or `shouldLogout` means
  * the session ended and the person must sign in again; an endpoint that does not exist
- * (404/405/501) or a server failure moves on to the next shape.
+ * (404/405/501) or a server failure moves on to the next shape. A shape that got no
+ * answer at all (its deadline passed, the connection failed) ends the renewal at once:
+ * every shape goes to the same origin, so trying the others would only multiply the wait.
  *
  * @module
  */
@@ -47,7 +49,8 @@ export interface RefreshedTokens extends CursorTokens {
 type Attempt =
   | { readonly kind: "ok"; readonly tokens: CursorTokens }
   | { readonly kind: "ended"; readonly status: number | undefined }
-  | { readonly kind: "next"; readonly error: CursorError; readonly transient: boolean };
+  | { readonly kind: "next"; readonly error: CursorError; readonly transient: boolean }
+  | { readonly kind: "unanswered"; readonly error: CursorError };
 
 /**
  * Renews a session.
@@ -88,21 +91,24 @@ export async function refreshSession(
       };
     }
     if (attempt.kind === "ended") throw sessionEnded(attempt.status);
+    if (attempt.kind === "unanswered") throw cannotRenewNow(attempt.error);
     failures.push(attempt.error);
     transient ||= attempt.transient;
   }
   const last = failures.at(-1);
-  if (transient) {
-    throw new CursorError(
-      "unavailable",
-      `Cannot renew the Cursor session right now: ${last?.message ?? "no answer"}`,
-      { retryable: true, cause: last },
-    );
-  }
+  if (transient) throw cannotRenewNow(last);
   throw new CursorError(
     "unauthenticated",
     "Cursor accepted none of the known ways to renew this sign-in: sign in to Cursor again",
     { cause: last },
+  );
+}
+
+function cannotRenewNow(last: CursorError | undefined): CursorError {
+  return new CursorError(
+    "unavailable",
+    `Cannot renew the Cursor session right now: ${last?.message ?? "no answer"}`,
+    { retryable: true, cause: last },
   );
 }
 
@@ -145,10 +151,16 @@ async function tryVariant(
     }));
   } catch (cause) {
     if (options.signal?.aborted) throw CursorError.from(cause);
+    const timedOut = CursorError.from(cause).code === "timeout";
     return {
-      kind: "next",
-      transient: true,
-      error: new CursorError("network", `${request.path} did not answer`, { cause }),
+      kind: "unanswered",
+      error: new CursorError(
+        timedOut ? "timeout" : "network",
+        timedOut
+          ? `${request.path} did not answer within ${timeoutMs} ms`
+          : `${request.path} did not answer`,
+        { cause },
+      ),
     };
   } finally {
     deadline.clear();

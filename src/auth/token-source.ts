@@ -167,15 +167,34 @@ interface Renewal {
   readonly via: RenewedCredentials["via"];
 }
 
+/**
+ * How long a renewal that failed for a passing reason (Cursor did not answer) is not tried
+ * again: the host's retries of the turn, seconds apart, fail at once instead of each
+ * waiting out the renewal deadline anew.
+ */
+export const RENEWAL_RETRY_AFTER_MS = 10_000;
+
 function renewingSource(options: TokenSourceOptions, obtain: () => Promise<Renewal>): TokenSource {
   let current = typeof options.accessToken === "string" && options.accessToken !== ""
     ? options.accessToken
     : undefined;
   let fallbackExpiry = current === undefined ? undefined : options.expiresAt;
   let pending: Promise<string> | undefined;
+  let failedRecently: { readonly error: CursorError; readonly until: number } | undefined;
   const renew = (): Promise<string> => {
+    if (failedRecently !== undefined && options.now() < failedRecently.until) {
+      return Promise.reject(failedRecently.error);
+    }
     pending ??= obtain()
+      .catch((error: unknown) => {
+        const failure = CursorError.from(error);
+        if (failure.retryable) {
+          failedRecently = { error: failure, until: options.now() + RENEWAL_RETRY_AFTER_MS };
+        }
+        throw failure;
+      })
       .then(async (tokens) => {
+        failedRecently = undefined;
         options.redactor?.remember(tokens.accessToken);
         options.redactor?.remember(tokens.refreshToken);
         current = tokens.accessToken;

@@ -109,6 +109,13 @@ const CLASSES: readonly {
   },
   { code: "timeout", pattern: /\b(?:ETIMEDOUT|timed\s+out|deadline\s+exceeded)\b/i },
   {
+    // The CLI's in-turn retries ran out ("Agent turn stopped after repeated resume attempts
+    // made no progress"): transient, and its "resume" is not the chat's (CURSOR-AGENT-CLI.md).
+    code: "interrupted",
+    pattern: /\bRetriableError\b|\brepeated\s+resume\s+attempts\s+made\s+no\s+progress\b/i,
+    retryable: true,
+  },
+  {
     code: "process",
     pattern: /\b(?:heap\s+out\s+of\s+memory|Allocation\s+failed|out\s+of\s+memory)\b/i,
     retryable: true,

@@ -82,6 +82,17 @@ export class EnvelopeDecoder {
   }
 
   /**
+   * The whole size (header included) of the envelope being received, once its header is
+   * in; `undefined` while fewer than its 5 header bytes are buffered.
+   */
+  get pendingEnvelopeBytes(): number | undefined {
+    if (this.#buffered < HEADER_BYTES) return undefined;
+    const header = this.#peek(HEADER_BYTES);
+    return HEADER_BYTES +
+      new DataView(header.buffer, header.byteOffset, HEADER_BYTES).getUint32(1, false);
+  }
+
+  /**
    * Adds a chunk and returns every envelope it completes.
    *
    * @param chunk Bytes as they arrived.

@@ -180,7 +180,11 @@ export class AgentRun {
       for (;;) {
         // After turn_ended only the tail (final checkpoint, end of stream) is awaited, and not for long.
         const idleMs = this.#options.inboundIdleMs ?? INBOUND_FRAME_IDLE_MS;
-        const next = await nextBefore(frames, turnEnded ? tailDeadline : Date.now() + idleMs);
+        // Before any output, a server that announced it is going away will not serve the
+        // Run: it is replayed at once rather than at the silence limit.
+        const away = this.activity.visibleOutput || turnEnded ? undefined : this.#stream.goingAway;
+        const next = await nextBefore(frames, turnEnded ? tailDeadline : Date.now() + idleMs, away);
+        if (next === "going-away") throw this.#goneAway();
         if (next === "deadline" && !turnEnded) throw this.#silent(idleMs);
         if (next === "deadline" || next.done) break;
         const frame = next.value;
@@ -347,6 +351,14 @@ export class AgentRun {
     });
   }
 
+  #goneAway(): CursorError {
+    return new CursorError(
+      "network",
+      "The agent host is closing the connection (HTTP/2 GOAWAY) and the Run had shown nothing yet",
+      { retryable: true, replaySafe: true },
+    );
+  }
+
   #silent(idleMs: number): CursorError {
     return new CursorError(
       "timeout",
@@ -373,16 +385,21 @@ export class AgentRun {
 async function nextBefore<T>(
   iterator: AsyncIterator<T>,
   deadline: number,
-): Promise<IteratorResult<T> | "deadline"> {
-  if (deadline === Number.POSITIVE_INFINITY) return await iterator.next();
+  goingAway?: Promise<void>,
+): Promise<IteratorResult<T> | "deadline" | "going-away"> {
+  if (deadline === Number.POSITIVE_INFINITY && goingAway === undefined) {
+    return await iterator.next();
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"deadline">((resolve) => {
+    if (deadline === Number.POSITIVE_INFINITY) return;
     timer = setTimeout(() => resolve("deadline"), Math.max(0, deadline - Date.now()));
   });
+  const away = goingAway?.then(() => "going-away" as const) ?? late;
   const next = iterator.next();
   next.catch(() => {}); // after the deadline, the Run is closed and this read fails unheard
   try {
-    return await Promise.race([next, late]);
+    return await Promise.race([next, late, away]);
   } finally {
     clearTimeout(timer);
   }

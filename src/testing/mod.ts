@@ -56,6 +56,7 @@ export {
 export type { TlsOptions } from "./adapters/http2-server.ts";
 export { createEmulator, type CursorEmulatorCore, type RunFilter } from "./emulator/emulator.ts";
 export type {
+  ContextOverflowError,
   EmulatorOptions,
   FinalAnswerBlob,
   Http2ConfigName,

@@ -45,6 +45,12 @@ export interface AgentRunStream {
   send(message: Uint8Array): Promise<void>;
   /** Server frames in order; ends after the end-of-stream frame or when the body ends. */
   readonly frames: AsyncIterable<Frame>;
+  /**
+   * Settles when the server announced it will close the Run's connection (an HTTP/2
+   * GOAWAY, as a server draining for a deploy sends). Absent where the transport cannot
+   * tell (SSE).
+   */
+  readonly goingAway?: Promise<void>;
   /** Ends the client half and releases the Run (idempotent). */
   close(): void;
 }

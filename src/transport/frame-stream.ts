@@ -4,7 +4,9 @@
  * payload that inflates past it, or bytes after the end-of-stream fail with a typed
  * error; a body that delivers no whole frame within the idle limit fails with `timeout`
  * (bytes of an unfinished frame do not count: a server dripping a frame byte by byte
- * cannot hold the Run open forever).
+ * cannot hold the Run open forever), and a frame whose first byte arrived must be whole
+ * within its partial-frame limit (ADR 170), so a path that drips one frame ends the Run in
+ * seconds rather than at the idle limit.
  *
  * @module
  */
@@ -31,8 +33,42 @@ export interface ReadFramesOptions {
    * (time the caller spends between reads does not count); default 120 s.
    */
   readonly readIdleMs?: number | undefined;
+  /**
+   * How long a frame may take to complete once its first byte arrived, before its size
+   * adds time (see {@link partialFrameLimitMs}); default 10 s.
+   */
+  readonly partialFrameMs?: number | undefined;
   /** Decoder for binary ErrorDetails in an end-of-stream error. */
   readonly decodeDetail: ErrorDetailDecoder;
+}
+
+/** Default base of the partial-frame limit: 10 s for a frame to complete once started. */
+export const DEFAULT_PARTIAL_FRAME_MS = 10_000;
+
+/**
+ * The slowest delivery a started frame is allowed beyond the base: 16 KiB/s, a poor mobile
+ * link. A 1 MiB checkpoint frame gets 64 s more; the 120 s idle backstop caps the largest.
+ */
+export const MIN_FRAME_BYTES_PER_SECOND = 16 * 1024;
+
+/**
+ * How long a started frame may take to become whole: the base, plus its announced size at
+ * {@link MIN_FRAME_BYTES_PER_SECOND} (ADR 170).
+ *
+ * @param frameBytes The frame's whole size once its header is in, else `undefined`.
+ * @param baseMs The base limit.
+ * @returns The limit in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { partialFrameLimitMs } from "./frame-stream.ts";
+ *
+ * console.assert(partialFrameLimitMs(100, 10_000) === 10_006);
+ * console.assert(partialFrameLimitMs(1024 * 1024, 10_000) === 74_000);
+ * ```
+ */
+export function partialFrameLimitMs(frameBytes: number | undefined, baseMs: number): number {
+  return baseMs + Math.round(((frameBytes ?? 0) * 1000) / MIN_FRAME_BYTES_PER_SECOND);
 }
 
 /**
@@ -61,15 +97,18 @@ export async function* readFrames(
   const reader = body.getReader();
   let ended = false;
   const idleMs = options.readIdleMs ?? DEFAULT_READ_IDLE_MS;
+  const partial = new PartialFrameClock(options.partialFrameMs ?? DEFAULT_PARTIAL_FRAME_MS);
   /** Time spent waiting for the next whole frame, excluding time the caller held a frame. */
   let waitedMs = 0;
   try {
     for (;;) {
       const started = Date.now();
-      const chunk = await readWithIdleLimit(reader, idleMs - waitedMs, idleMs);
+      const chunk = await readWithIdleLimit(reader, idleMs - waitedMs, idleMs, partial, decoder);
       waitedMs += Date.now() - started;
       if (chunk === undefined) break;
-      for (const envelope of decoder.push(chunk)) {
+      const envelopes = decoder.push(chunk);
+      partial.observe(decoder.bufferedBytes, envelopes.length > 0, Date.now() - started);
+      for (const envelope of envelopes) {
         waitedMs = 0;
         if (ended) {
           throw new CursorError(
@@ -99,23 +138,70 @@ export async function* readFrames(
   }
 }
 
+/**
+ * Time spent on the frame being received: starts with its first byte, stops while the
+ * caller holds frames (only read time counts), ends when the frame is whole.
+ */
+class PartialFrameClock {
+  readonly #baseMs: number;
+  /** Read time spent on the unfinished frame, or `undefined` when no frame is started. */
+  #spentMs: number | undefined;
+
+  constructor(baseMs: number) {
+    this.#baseMs = baseMs;
+  }
+
+  /** Records a read: how many bytes are left unfinished, whether frames completed, how long it took. */
+  observe(buffered: number, completed: boolean, tookMs: number): void {
+    if (buffered === 0) this.#spentMs = undefined;
+    // Frames completed and another began in the same read: its clock starts now.
+    else if (completed || this.#spentMs === undefined) this.#spentMs = 0;
+    else this.#spentMs += tookMs;
+  }
+
+  /** The time left before the unfinished frame's limit, or `undefined` when none is started. */
+  remainingMs(frameBytes: number | undefined): number | undefined {
+    if (this.#spentMs === undefined) return undefined;
+    return partialFrameLimitMs(frameBytes, this.#baseMs) - this.#spentMs;
+  }
+
+  /** The failure once the limit passed. */
+  stalled(received: number, frameBytes: number | undefined): CursorError {
+    const limit = partialFrameLimitMs(frameBytes, this.#baseMs);
+    const size = frameBytes === undefined ? "" : ` of ${frameBytes}`;
+    return new CursorError(
+      "timeout",
+      `A frame from Cursor stalled: ${received}${size} bytes arrived and it was not complete within ${
+        Math.round(limit / 1000)
+      } s (partial-frame limit); a proxy or the network is holding the connection back`,
+      // The same path would serve a replay: waiting again helps nobody (ADR 170).
+      { retryable: false, replaySafe: true },
+    );
+  }
+}
+
 async function readWithIdleLimit(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   remainingMs: number,
   idleMs: number,
+  partial: PartialFrameClock,
+  decoder: EnvelopeDecoder,
 ): Promise<Uint8Array | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const frameBytes = decoder.pendingEnvelopeBytes;
+  const partialMs = partial.remainingMs(frameBytes);
   const idle = new Promise<never>((_, reject) => {
+    const stalled = partialMs !== undefined && partialMs < remainingMs;
     timer = setTimeout(
       () =>
         reject(
-          new CursorError(
+          stalled ? partial.stalled(decoder.bufferedBytes, frameBytes) : new CursorError(
             "timeout",
             `No frame from Cursor for ${Math.round(idleMs / 1000)} s (read-idle limit)`,
             { retryable: true, replaySafe: true },
           ),
         ),
-      Math.max(0, remainingMs),
+      Math.max(0, stalled ? partialMs : remainingMs),
     );
   });
   try {

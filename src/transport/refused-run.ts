@@ -84,6 +84,8 @@ export function reopenableRun(
       return queue;
     },
     frames: frames(),
+    // A GOAWAY on the HTTP/2 connection (ADR 171); a Run moved to SSE has released it.
+    ...(http2.goingAway === undefined ? {} : { goingAway: http2.goingAway }),
     close() {
       closed = true;
       current.close();

@@ -32,6 +32,8 @@ export interface SseTransportOptions {
   readonly maxFrameBytes?: number;
   /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number;
+  /** Base of the limit on a started frame's completion (ADR 170); default 10 s. */
+  readonly partialFrameMs?: number;
   /** Deadline for one BidiAppend; default 30 s. */
   readonly appendTimeoutMs?: number;
 }
@@ -164,6 +166,7 @@ async function* readRunFrames(
         decodeDetail: decodeErrorDetail,
         ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
         ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
+        partialFrameMs: options.partialFrameMs,
       })
     ) {
       frames++;

@@ -118,6 +118,22 @@ describe("refreshSession", () => {
     );
   });
 
+  it("stops at the first shape that gets no answer: one deadline, not one per shape", async () => {
+    const requests: string[] = [];
+    // An endpoint that never answers and ignores the abort.
+    const fetch: typeof globalThis.fetch = (input) => {
+      requests.push(new URL(String(input instanceof Request ? input.url : input)).pathname);
+      return new Promise<Response>(() => {});
+    };
+    await assert.rejects(
+      refreshSession("r", { apiBaseURL: API, fetch, timeoutMs: 50 }),
+      (error: unknown) =>
+        error instanceof CursorError && error.code === "unavailable" && error.retryable &&
+        /right now: \/oauth\/token did not answer within 50 ms/.test(error.message),
+    );
+    assert.deepEqual(requests, ["/oauth/token"], "the other shapes were not tried");
+  });
+
   it("asks for a new sign-in when no shape is accepted", async () => {
     const { fetch } = scriptedFetch([missing]);
     await assert.rejects(

@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { jwtExpiryMs, shouldRenew } from "../../src/auth/jwt.ts";
-import { createTokenSource, type RenewedCredentials } from "../../src/auth/token-source.ts";
+import {
+  createTokenSource,
+  RENEWAL_RETRY_AFTER_MS,
+  type RenewedCredentials,
+} from "../../src/auth/token-source.ts";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { createCredentialRedactor } from "../../src/auth/credential-redactor.ts";
 import {
@@ -138,6 +142,33 @@ describe("createTokenSource", () => {
       source.accessToken(),
       (error: unknown) => error instanceof CursorError && error.retryable,
     );
+  });
+
+  it("does not try a renewal Cursor just failed to answer again for a few seconds", async () => {
+    const clock = manualClock(3601_000);
+    const token = fakeJwt({ iat: 0, exp: 3600 }); // expired
+    const { fetch, requests } = scriptedFetch([
+      new TypeError("fetch failed"),
+      Response.json({ accessToken: "fresh" }),
+    ]);
+    const source = createTokenSource({
+      accessToken: token,
+      refreshToken: "r",
+      apiBaseURL: "https://api.example",
+      fetch,
+      now: clock.now,
+    });
+    const transient = (error: unknown) =>
+      error instanceof CursorError && error.retryable && /right now/.test(error.message);
+    await assert.rejects(source.accessToken(), transient);
+    assert.equal(requests.length, 1, "one shape: the origin did not answer");
+    // The host retries the turn two seconds later: the same error at once, no new wait.
+    clock.advance(2_000);
+    await assert.rejects(source.accessToken(), transient);
+    assert.equal(requests.length, 1);
+    clock.advance(RENEWAL_RETRY_AFTER_MS);
+    assert.equal(await source.accessToken(), "fresh", "tried again once the pause is over");
+    assert.equal(requests.length, 2);
   });
 
   it("uses the host's stated expiry for a token that carries none", async () => {

@@ -142,6 +142,36 @@ describe("CLI resume cache across restarts", () => {
     }
   });
 
+  it("the CLI's 'repeated resume attempts made no progress' keeps the chat, and the host may retry", async () => {
+    const fake = await setupFake();
+    try {
+      const model = fake.model();
+      const history: ModelMessage[] = [];
+      await turn(model, history, "Remember codeword KAPPA.");
+      await fake.scenario({ directives: "::fail no-progress" });
+      const stalled = await turn(model, history, "Next?");
+      assert.equal(stalled.errors.length, 1);
+      const error = stalled.errors[0] as Error & { isRetryable?: boolean };
+      assert.match(error.message, /repeated resume attempts made no progress/);
+      assert.equal(error.isRetryable, true, "transient: the host may retry the turn");
+      await fake.scenario({});
+      await turn(model, history, "Next?");
+      const starts = await fake.starts();
+      assert.equal(flagValue(starts[1]?.argv, "--resume"), starts[0]?.chatId, "resumed");
+      assert.equal(
+        flagValue(starts[2]?.argv, "--resume"),
+        starts[0]?.chatId,
+        "the chat was kept: the next turn resumes it with only the new messages",
+      );
+      assert.ok(
+        !fake.logLines.some((l) => /evicted cached chat/.test(l)),
+        fake.logLines.join("\n"),
+      );
+    } finally {
+      await fake.cleanup();
+    }
+  });
+
   it("OpenCode 1.18.33's compaction request neither resumes nor replaces the conversation's chat", async () => {
     const fake = await setupFake();
     try {

@@ -4,7 +4,11 @@ import { CursorError } from "../../src/core/cursor-error.ts";
 import { exchangeApiKey } from "../../src/auth/api-key-exchange.ts";
 import { encodeEnvelope } from "../../src/protocol/envelope.ts";
 import { decodeErrorDetail } from "../../src/protocol/error-detail.ts";
-import { readFrames } from "../../src/transport/frame-stream.ts";
+import {
+  DEFAULT_PARTIAL_FRAME_MS,
+  partialFrameLimitMs,
+  readFrames,
+} from "../../src/transport/frame-stream.ts";
 import { createSseTransport } from "../../src/transport/sse-transport.ts";
 import { callUnaryJson } from "../../src/transport/unary.ts";
 
@@ -139,6 +143,81 @@ describe("Read-idle counts whole frames", () => {
       await new Promise((resolve) => setTimeout(resolve, 60)); // the host runs a tool
     }
     assert.deepEqual(seen, [1, 2]);
+  });
+});
+
+/** A body that sends `head` at once, then `rest` in `size`-byte pieces every `everyMs`. */
+function drippedBody(head: Uint8Array, rest: Uint8Array, size: number, everyMs: number) {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(head);
+      let offset = 0;
+      timer = setInterval(() => {
+        if (offset >= rest.length) {
+          clearInterval(timer);
+          controller.close();
+          return;
+        }
+        controller.enqueue(rest.subarray(offset, offset + size));
+        offset += size;
+      }, everyMs);
+    },
+    cancel() {
+      clearInterval(timer);
+    },
+  });
+  return { body, stop: () => clearInterval(timer) };
+}
+
+describe("A started frame must complete within its partial-frame limit (ADR 170)", () => {
+  it("fails a frame that drips past its limit, long before the idle limit, and finally", async () => {
+    const frame = encodeEnvelope(new Uint8Array(4_096).fill(7));
+    const whole = encodeEnvelope(new Uint8Array([1]));
+    const { body, stop } = drippedBody(whole, frame, 16, 10);
+    const seen: number[] = [];
+    try {
+      await assert.rejects(
+        withinGuard((async () => {
+          for await (
+            const f of readFrames(body, {
+              decodeDetail: decodeErrorDetail,
+              readIdleMs: 60_000,
+              partialFrameMs: 100,
+            })
+          ) if (f.kind === "message") seen.push(f.bytes.length);
+        })()),
+        (error: unknown) =>
+          error instanceof CursorError && error.code === "timeout" && !error.retryable &&
+          /stalled: \d+ of 4101 bytes .*partial-frame limit/.test(error.message),
+      );
+      assert.deepEqual(seen, [1], "the whole frame before it was delivered");
+    } finally {
+      stop();
+    }
+  });
+
+  it("lets a large frame arriving faster than the slowest allowed rate complete", async () => {
+    // 64 KiB at 64 KiB/s: a second, under the 100 ms base plus four seconds for its size.
+    const frame = encodeEnvelope(new Uint8Array(64 * 1024).fill(3));
+    const { body, stop } = drippedBody(new Uint8Array(0), frame, 1024, 16);
+    try {
+      const sizes: number[] = [];
+      await withinGuard((async () => {
+        for await (
+          const f of readFrames(body, { decodeDetail: decodeErrorDetail, partialFrameMs: 100 })
+        ) if (f.kind === "message") sizes.push(f.bytes.length);
+      })());
+      assert.deepEqual(sizes, [64 * 1024]);
+    } finally {
+      stop();
+    }
+  });
+
+  it("gives a frame 10 s plus its size at 16 KiB/s by default", () => {
+    assert.equal(DEFAULT_PARTIAL_FRAME_MS, 10_000);
+    assert.equal(partialFrameLimitMs(undefined, DEFAULT_PARTIAL_FRAME_MS), 10_000);
+    assert.equal(partialFrameLimitMs(16 * 1024, DEFAULT_PARTIAL_FRAME_MS), 11_000);
   });
 });
 

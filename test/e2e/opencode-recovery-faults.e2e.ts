@@ -3,7 +3,8 @@
  * a drop right after a tool's result is rebuilt from OpenCode's history (the tool ran
  * once, Cursor's context holds it once); a persistent `unavailable` stops after the
  * per-turn budget of three server retries, OpenCode's own retries included; a quota
- * refusal is tried once and OpenCode does not retry it; a conversation too long for the
+ * refusal is tried once and OpenCode does not retry it; a drop after new output past a
+ * tool's result stays final (OpenCode shows one answer); a conversation too long for the
  * model makes OpenCode compact and carry on.
  */
 import { after, before, describe, it } from "node:test";
@@ -135,6 +136,30 @@ describe("faults inside a turn (real OpenCode)", () => {
     const log = await sandbox.readDebugLog();
     assert.match(log, /resuming Run from checkpoint/);
     assert.match(log, /resume=true/);
+    assert.deepEqual(emulator.violations(), []);
+  });
+
+  it("keeps a drop after new output past a tool's result final: OpenCode shows one answer", async () => {
+    const session = await newSession(server.client);
+    const skip = emulator.runs().length;
+    // Cursor saved no checkpoint after the tool step, and the answer had begun: the step can
+    // be neither resumed nor rebuilt without answering it a second time.
+    const asked = "Count thrice\n::fault no-checkpoint times=1\n" +
+      "::shell echo thrice >> thrice.txt\n::text All done here.\n::fault drop times=1\n::text More.";
+    const answer = await prompt(server.client, session, asked);
+    const runs = runsSince(emulator, skip);
+    const report = `${describeRuns(runs)}\n${await explain(server, sandbox, answer.error)}`;
+    assert.notEqual(answer.error, undefined, report);
+    const error = apiError(answer.error);
+    assert.equal(error.isRetryable, false, report);
+    assert.match(error.message, /cut off/, report);
+    assert.equal(runs.length, 1, `no rebuild, and OpenCode did not retry:\n${report}`);
+    assert.equal(await readFile(join(sandbox.project, "thrice.txt"), "utf8"), "thrice\n");
+    assert.equal(occurrences(answer.text, "All done here."), 1, answer.text);
+    assert.doesNotMatch(answer.text, /Tool results:/, "no second answer to the step");
+
+    const next = await prompt(server.client, session, "::text Healthy again.");
+    assert.equal(next.text, "Healthy again.", await explain(server, sandbox, next.error));
     assert.deepEqual(emulator.violations(), []);
   });
 

@@ -27,7 +27,10 @@ export async function* readResponse(
   request: http2.ClientHttp2Stream,
   headers: http2.IncomingHttpHeaders,
   failures: StreamFailures,
-  readIdleMs: number | undefined,
+  limits: {
+    readonly readIdleMs?: number | undefined;
+    readonly partialFrameMs?: number | undefined;
+  },
 ): AsyncGenerator<Frame, void, undefined> {
   const { failure, streamFailure } = failures;
   const status = Number(headers[":status"] ?? 0);
@@ -40,7 +43,8 @@ export async function* readResponse(
     for await (
       const frame of readFrames(body, {
         decodeDetail: decodeErrorDetail,
-        readIdleMs,
+        readIdleMs: limits.readIdleMs,
+        partialFrameMs: limits.partialFrameMs,
       })
     ) {
       frames++;

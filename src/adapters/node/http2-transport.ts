@@ -28,6 +28,8 @@ import { createSessionPool } from "./http2-sessions.ts";
 export interface Http2TransportOptions {
   /** Limit on silence (no whole frame, heartbeats included) while reading; default 120 s. */
   readonly readIdleMs?: number | undefined;
+  /** Base of the limit on a started frame's completion (ADR 170); default 10 s. */
+  readonly partialFrameMs?: number | undefined;
   /** Deadline for the HTTP/2 handshake and for the Run's response headers; default 15 s. */
   readonly connectTimeoutMs?: number | undefined;
   /** Drain wait for a write under backpressure; default 5 s. */
@@ -37,6 +39,9 @@ export interface Http2TransportOptions {
 }
 
 const RUN_PATH = "/agent.v1.AgentService/Run";
+
+/** How long after a GOAWAY a Run's open stream is reported as going away (ADR 171). */
+const GOAWAY_SETTLE_MS = 500;
 
 /**
  * Creates the HTTP/2 transport. Its sessions are closed by `close()`. `openRun` waits for
@@ -91,8 +96,12 @@ function startAttempt(
   session: http2.ClientHttp2Session,
   run: OpenRunOptions,
   headers: Record<string, string>,
+  goingAway: () => void,
 ): StreamAttempt {
   session.ref();
+  // The server will close this connection (GOAWAY, e.g. draining for a deploy): the Run
+  // decides whether to wait for it (it has shown output) or to replay at once.
+  session.on("goaway", goingAway);
   const request = session.request({
     ":method": "POST",
     ":path": RUN_PATH,
@@ -123,6 +132,7 @@ function startAttempt(
     release() {
       if (released) return;
       released = true;
+      session.off("goaway", goingAway);
       if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
       session.unref();
     },
@@ -137,7 +147,13 @@ function openHttp2Run(
 ): AgentRunStream {
   const drainMs = options.drainTimeoutMs ?? 5_000;
   const rejected = run.credentials?.rejected?.bind(run.credentials);
-  let attempt = startAttempt(first, run, run.headers);
+  let announced: () => void = () => {};
+  const goingAway = new Promise<void>((resolve) => (announced = resolve));
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  // Frames and a stream error the server sent before its GOAWAY may still be in flight:
+  // they are read first, and only a stream still open after that is reported as going away.
+  const onGoaway = () => (settle ??= setTimeout(announced, GOAWAY_SETTLE_MS));
+  let attempt = startAttempt(first, run, run.headers, onGoaway);
   let renewed = false;
   /** Envelopes sent before the answer was read: a Run re-opened after a 401 sends them again. */
   const unanswered: Uint8Array[] = [];
@@ -161,7 +177,7 @@ function openHttp2Run(
     const fresh = await rejected(sent, run.signal).catch(() => undefined);
     if (fresh === undefined || fresh === sent) return false;
     const refused = attempt;
-    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh));
+    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh), onGoaway);
     refused.release();
     const target = attempt;
     const replay = [...unanswered];
@@ -178,7 +194,7 @@ function openHttp2Run(
     }
     answered = true;
     unanswered.length = 0;
-    yield* readResponse(attempt.request, headers, attempt, options.readIdleMs);
+    yield* readResponse(attempt.request, headers, attempt, options);
   }
   return {
     send(message) {
@@ -189,7 +205,11 @@ function openHttp2Run(
       return queue;
     },
     frames: frames(),
-    close: () => attempt.release(),
+    goingAway,
+    close: () => {
+      clearTimeout(settle);
+      attempt.release();
+    },
   };
 }
 

@@ -32,6 +32,7 @@ import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { replayFreshRun } from "./recovery-run.ts";
 import { surfaceFailure, turnAllowance, turnBudget } from "./recovery-budget.ts";
 import { rebuildHook } from "./recovery-rebuild.ts";
+import { firstRunWindow } from "./seed-window.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { prepareRun, type RunInputs } from "./run-opener.ts";
@@ -177,7 +178,15 @@ export class DirectBackend implements TurnBackend {
     if (resumed !== undefined && "stream" in resumed) return resumed;
     await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
     warnings.push(...converted.warnings);
+    const catalogueWindow = metadataCall ? undefined : await firstRunWindow({
+      store: config.conversations,
+      key,
+      selection,
+      converted,
+      models: () => this.#images.models(options.abortSignal),
+    });
     const plan = planTurn({
+      catalogueWindow,
       key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
       metadataCall,
       prompt: options.prompt,

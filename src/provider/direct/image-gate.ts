@@ -31,11 +31,17 @@ export class ImageGate {
    */
   async check(modelId: string, imageCount: number, signal?: AbortSignal): Promise<void> {
     if (imageCount === 0) return;
-    const models = await this.#models(signal);
+    const models = await this.models(signal);
     if (models !== undefined) assertImagesAccepted(models, modelId, imageCount);
   }
 
-  #models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
+  /**
+   * The catalogue, read once and shared (also for a first Run's context window).
+   *
+   * @param signal The call's abort signal.
+   * @returns The models, or `undefined` when the catalogue cannot be read (read again next time).
+   */
+  models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
     const config = this.#config;
     this.#catalog ??= (async () => {
       try {

@@ -40,9 +40,80 @@ export function mayRebuild(facts: {
   readonly resultsComplete: boolean;
   readonly retryable: boolean;
 }): boolean {
+  return facts.retryable && rebuildBarrier(facts) === undefined;
+}
+
+/** Why a held pass that failed cannot be rebuilt from host history. */
+export type RebuildBarrier = "shown" | "results-missing" | "unrepresented";
+
+/**
+ * The replay barrier that keeps a failed held pass from being rebuilt: output shown past
+ * the tool results, a result the host did not return, or work (an exec, a started tool)
+ * that host history cannot represent.
+ *
+ * @param facts The failed turn, whether the pass showed anything and whether every owed
+ *   result came from the host.
+ * @returns The barrier, or `undefined` when the pass may be rebuilt.
+ *
+ * @example
+ * ```ts
+ * import { ActiveTurn } from "./active-turn.ts";
+ * import { rebuildBarrier } from "./recovery-rebuild.ts";
+ *
+ * const turn = { passGuard: { barrier: undefined } } as unknown as ActiveTurn;
+ * console.assert(rebuildBarrier({ turn, shown: true, resultsComplete: true }) === "shown");
+ * console.assert(rebuildBarrier({ turn, shown: false, resultsComplete: true }) === undefined);
+ * ```
+ */
+export function rebuildBarrier(facts: {
+  readonly turn: ActiveTurn;
+  readonly shown: boolean;
+  readonly resultsComplete: boolean;
+}): RebuildBarrier | undefined {
   const barrier = facts.turn.passGuard.barrier;
-  const unrepresented = barrier === "exec" || barrier === "tool-started";
-  return facts.retryable && facts.resultsComplete && !facts.shown && !unrepresented;
+  if (barrier === "exec" || barrier === "tool-started") return "unrepresented";
+  if (!facts.resultsComplete) return "results-missing";
+  return facts.shown ? "shown" : undefined;
+}
+
+/** What each barrier tells the person reading the final error. */
+const BARRIER_REASONS: Readonly<Record<RebuildBarrier, (code: string) => string>> = {
+  shown: (code) =>
+    `The answer after the tool results was cut off (${code}); answering the step again would repeat it, so the turn ends here`,
+  "results-missing": (code) =>
+    `The Run broke (${code}) before every tool result reached Cursor; the step cannot be rebuilt, so the turn ends here`,
+  unrepresented: (code) =>
+    `The Run broke (${code}) after Cursor started work the host history cannot hold; the step cannot be rebuilt, so the turn ends here`,
+};
+
+/**
+ * The failure of a held pass that a replay barrier keeps final: not retryable, so the
+ * host does not retry the step (its retry would rebuild the step from host history and
+ * show a second answer after what the user saw). The message names the failure's code
+ * only (its own text, often worded as retryable, stays in `cause`).
+ *
+ * @param failure The failure.
+ * @param barrier The barrier that holds.
+ * @returns The final error.
+ *
+ * @example
+ * ```ts
+ * import { CursorError } from "../../core/cursor-error.ts";
+ * import { finalAtBarrier } from "./recovery-rebuild.ts";
+ *
+ * const dropped = new CursorError("network", "Connection dropped", { retryable: true });
+ * console.assert(finalAtBarrier(dropped, "shown").retryable === false);
+ * ```
+ */
+export function finalAtBarrier(failure: CursorError, barrier: RebuildBarrier): CursorError {
+  return new CursorError(failure.code, BARRIER_REASONS[barrier](failure.code), {
+    retryable: false,
+    retryAfterMs: failure.retryAfterMs,
+    connectCode: failure.connectCode,
+    httpStatus: failure.httpStatus,
+    detail: failure.detail,
+    cause: failure,
+  });
 }
 
 /**
@@ -138,7 +209,7 @@ export function rebuildHook(
 ): NonNullable<TurnStreamContext["recover"]> {
   const allowance = input.allowance ?? createTurnAllowance();
   let replay: NonNullable<TurnStreamContext["recover"]> | undefined;
-  return async (failed) => {
+  const recover: NonNullable<TurnStreamContext["recover"]> = async (failed) => {
     if (replay !== undefined) return await replay(failed);
     if (input.conversation !== undefined) {
       const verdict = await resumeFromCheckpoint(config, failed, {
@@ -216,5 +287,15 @@ export function rebuildHook(
     const rebuilt = await openTurn();
     rebuilt.startFacts = failed.turn.startFacts;
     return rebuilt;
+  };
+  return async (failed) => {
+    const next = await recover(failed);
+    if (next !== undefined || input.options.abortSignal?.aborted) return next;
+    const failure = CursorError.from(failed.error);
+    const barrier = rebuildBarrier({ ...failed, resultsComplete: input.resultsComplete });
+    // A host retry of a held pass rebuilds it from host history: past a barrier that would
+    // answer the step a second time, so the failure is final.
+    if (failure.retryable && barrier !== undefined) throw finalAtBarrier(failure, barrier);
+    return undefined;
   };
 }

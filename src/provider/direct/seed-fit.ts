@@ -22,6 +22,7 @@ const TOKEN_DETAILS_FIELD = 5;
 const SEED_WORDING = {
   rebuild: "rebuild after the interruption",
   reseed: "start over from its history",
+  first: "start a Cursor conversation from its history",
 } as const;
 
 /**

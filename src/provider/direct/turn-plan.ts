@@ -41,6 +41,11 @@ export interface PlanInputs {
   readonly orphanResults: boolean;
   /** Start a new conversation from host history for this reason, whatever the store holds. */
   readonly forceReseed?: string;
+  /**
+   * The selected variant's window from the catalogue, checked when no checkpoint reported
+   * one (a first Run's seed, ADR 172).
+   */
+  readonly catalogueWindow?: number | undefined;
 }
 
 /**
@@ -48,8 +53,9 @@ export interface PlanInputs {
  *
  * @param inputs Session key, prompt, store and id source.
  * @returns The plan.
- * @throws {CursorError} `context_overflow` when a reseed from host history is larger than
- *   the context window Cursor reported for the conversation (nothing is replaced then).
+ * @throws {CursorError} `context_overflow` when a seed from host history is larger than
+ *   the context window Cursor reported for the conversation, or, with no such report, the
+ *   catalogue's window for the selected variant (nothing is replaced then).
  */
 export function planTurn(inputs: PlanInputs): TurnPlan {
   const { converted } = inputs;
@@ -71,12 +77,17 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
   if (inputs.forceReseed !== undefined) return reseed(inputs, inputs.forceReseed, fullText);
   const existing = inputs.store.get(inputs.key);
   if (existing === undefined) {
-    const conversation = inputs.store.create(inputs.key, inputs.newId());
-    conversation.frozenSystemPrompt = converted.systemPrompt;
     // Tool results with no Run to take them (a restart, or no session key): rebuild with them.
     const text = inputs.orphanResults
       ? renderHistoryForReseed(inputs.prompt) ?? fullText
       : fullText;
+    const overflow = seedOverflow(
+      { text, systemPrompt: converted.systemPrompt, kind: "first" },
+      inputs.catalogueWindow,
+    );
+    if (overflow !== undefined) throw overflow;
+    const conversation = inputs.store.create(inputs.key, inputs.newId());
+    conversation.frozenSystemPrompt = converted.systemPrompt;
     return cold(
       conversation.conversationId,
       conversation.groupId,
@@ -119,7 +130,7 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
 function reseed(inputs: PlanInputs, reason: string, text: string): TurnPlan {
   const key = inputs.key ?? inputs.newId();
   // Checked before the conversation is replaced: its checkpoint holds the window.
-  const window = checkpointWindow(inputs.store.get(key)?.checkpoint);
+  const window = checkpointWindow(inputs.store.get(key)?.checkpoint) ?? inputs.catalogueWindow;
   const systemPrompt = inputs.converted.systemPrompt;
   const overflow = seedOverflow({ text, systemPrompt, kind: "reseed" }, window);
   if (overflow !== undefined) throw overflow;

@@ -172,6 +172,10 @@ function http2Sink(request: Http2ServerRequest, response: Http2ServerResponse): 
           setTimeout(() => session?.destroy(), 20);
           return;
         }
+        case "goaway-graceful":
+          // A server draining for a deploy: no new streams, and this one gets nothing more.
+          stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR);
+          return;
         default:
           stream.session?.destroy();
       }

@@ -101,7 +101,7 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveInfo>> = {
   tool: fakeOnly("<key> [json]", "emit any tool call, e.g. `fooToolCall {}`"),
   fail: fakeOnly(
     "<kind>",
-    "`auth`, `quota`, `quota-after-output`, `model`, `network`, `oom`, `result-error`, `resume-transient`, `resume-gone`, `resume-gone-unrecognised`",
+    "`auth`, `quota`, `quota-after-output`, `model`, `network`, `oom`, `result-error`, `resume-transient`, `no-progress`, `resume-gone`, `resume-gone-unrecognised`",
   ),
   stall: fakeOnly("", "stream some text, then hang"),
   hang: fakeOnly("", "hang silently"),

@@ -29,6 +29,7 @@ import {
   modelDisplayName,
   modelErrorText,
   NETWORK_TEXT,
+  NO_PROGRESS_TEXT,
   OOM_TEXT,
   QUOTA_TEXT,
   RESUME_TRANSIENT_TEXT,
@@ -55,6 +56,7 @@ const EARLY_FAILURES: Readonly<Record<string, (input: ComposeInput) => string>> 
   quota: () => QUOTA_TEXT,
   model: (input) => modelErrorText(input.args.model ?? "auto"),
   "resume-transient": () => RESUME_TRANSIENT_TEXT,
+  "no-progress": () => NO_PROGRESS_TEXT,
   "resume-gone": (input) => chatNotFoundText(input.chat.id),
   // A chat that is gone, in a wording no classifier knows.
   "resume-gone-unrecognised": (input) =>

@@ -42,6 +42,10 @@ export const OOM_TEXT = [
 /** A resume-flavoured failure that is not about the chat (must not evict). */
 export const RESUME_TRANSIENT_TEXT = "Error: resume failed due to network error";
 
+/** The CLI's own in-turn retries ran out: transient, not about the chat (must not evict). */
+export const NO_PROGRESS_TEXT =
+  "RetriableError: Agent turn stopped after repeated resume attempts made no progress";
+
 /** Error text for a model the account cannot use. */
 export function modelErrorText(model: string): string {
   return `Cannot use this model: ${model}. Available models: auto, gpt-5, sonnet-4.5`;

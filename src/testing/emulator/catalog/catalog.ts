@@ -106,7 +106,7 @@ export interface ResolvedModel {
   readonly maxMode: boolean;
   /** Selectable parameters. */
   readonly parameters: Readonly<Record<string, string>>;
-  /** Context window in tokens (from a `context` parameter, else the model's). */
+  /** Context window in tokens (a `context` parameter's, 1M in Max Mode, else the model's). */
   readonly contextTokens: number;
   /** Whether this call emits thinking. */
   readonly thinks: boolean;
@@ -125,6 +125,9 @@ export interface ResolvedModel {
  * ```
  */
 export const DEFAULT_MODEL_ID = "default";
+
+/** The context window of a model that offers Max Mode when it is on: 1M tokens. */
+export const MAX_MODE_CONTEXT_TOKENS = 1_000_000;
 
 /**
  * Parses a context size like `200k` or `1m` into tokens.
@@ -174,7 +177,8 @@ export function resolveModel(
     /** Offers max mode. */
     maxMode: maxMode || parameters.context === "1m",
     parameters,
-    contextTokens: context ?? model.contextTokens,
+    contextTokens: context ??
+      (maxMode && model.maxMode ? MAX_MODE_CONTEXT_TOKENS : model.contextTokens),
     thinks,
     matchesVariant,
   };

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ContextOverflowError } from "../model/turn-state.ts";
 import type { AuthOptions } from "../auth/auth-state.ts";
 import type { CatalogModel } from "../catalog/catalog.ts";
 import { defaultCatalog } from "../catalog/catalog-data.ts";
@@ -92,6 +93,15 @@ export interface EmulatorOptions {
    * `forgetServerBlobs()` evicts at any time.
    */
   readonly serverBlobCache?: false | { readonly maxBytes?: number; readonly ttlMs?: number };
+  /**
+   * How a Run whose conversation exceeds the model's context window fails, where the
+   * sources are silent on the detail (TRANSPORT-AUTH.md §3.4 lists both). The window is the
+   * catalogue's for the model and its `context` parameter, 1M in Max Mode; the prompt of
+   * each model call is checked before it streams. `"conversation-too-long"` (default):
+   * `invalid_argument` with `ERROR_CONVERSATION_TOO_LONG`. `"max-tokens"`:
+   * `invalid_argument` with `ERROR_MAX_TOKENS`. A client must treat both as an overflow.
+   */
+  readonly contextOverflow?: ContextOverflowError;
 }
 
 /**
@@ -128,6 +138,8 @@ export type Http2ConfigName =
   | "force-bidi-disabled"
   | "force-bidi-enabled";
 
+export type { ContextOverflowError };
+
 /** Options with every default applied. */
 export interface ResolvedOptions {
   readonly strict: StrictSettings;
@@ -150,6 +162,7 @@ export interface ResolvedOptions {
   readonly finalAnswerBlob: FinalAnswerBlob;
   /** `undefined`: a cold server. */
   readonly serverBlobCache: BlobCacheSettings | undefined;
+  readonly contextOverflow: ContextOverflowError;
 }
 
 /** Applies defaults. */
@@ -174,6 +187,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     agentUrl: options.agentUrl,
     http2Config: options.http2Config ?? "unspecified",
     finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
+    contextOverflow: options.contextOverflow ?? "conversation-too-long",
     serverBlobCache: options.serverBlobCache === false ? undefined : {
       maxBytes: options.serverBlobCache?.maxBytes ?? DEFAULT_BLOB_CACHE_BYTES,
       ttlMs: options.serverBlobCache?.ttlMs ?? DEFAULT_BLOB_CACHE_TTL_MS,

@@ -45,8 +45,12 @@ export type FaultSpec =
   }
   /** Answer the Run-opening request with this HTTP status (before any frame). */
   | { readonly kind: "http-status"; readonly status: number; readonly body?: string }
-  /** HTTP/2 only: GOAWAY on the session after N frames (SSE: behaves like drop). */
-  | { readonly kind: "goaway"; readonly afterFrames?: number }
+  /**
+   * HTTP/2 only: GOAWAY on the session after N frames (SSE: behaves like drop). Abrupt by
+   * default (an error code, the connection closed); `graceful`: NO_ERROR, as a server going
+   * down for a deploy sends it, and the Run's stream is left open with nothing more on it.
+   */
+  | { readonly kind: "goaway"; readonly afterFrames?: number; readonly graceful?: boolean }
   /** HTTP/2 only: RST_STREAM on the Run after N frames (SSE: behaves like drop). */
   | { readonly kind: "rst-stream"; readonly afterFrames?: number }
   /** GET a blob the client never received; the Run then fails "Blob not found". */

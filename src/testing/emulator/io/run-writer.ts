@@ -20,7 +20,7 @@ import type { FaultSpec } from "../faults/faults.ts";
 import type { EmulatorLog } from "../observe/log.ts";
 
 /** How a transport ends a stream abnormally. */
-export type AbortKind = "drop" | "goaway" | "rst-stream";
+export type AbortKind = "drop" | "goaway" | "goaway-graceful" | "rst-stream";
 
 /** Where a Run's server frames go; implemented by each transport adapter. */
 export interface RunSink {
@@ -205,8 +205,10 @@ export class RunWriter {
 
   async #fire(spec: FaultSpec): Promise<void> {
     switch (spec.kind) {
-      case "drop":
       case "goaway":
+        this.abort(spec.graceful === true ? "goaway-graceful" : "goaway", `fault ${spec.kind}`);
+        return;
+      case "drop":
       case "rst-stream":
         this.abort(spec.kind, `fault ${spec.kind}`);
         return;

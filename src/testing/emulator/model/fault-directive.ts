@@ -5,6 +5,8 @@
  * tool step's pre-result checkpoint again after the exec went out (`at=exec`, a late
  * pre-result checkpoint) or while the delivered result drains, before Cursor acknowledges
  * it (`at=tool-result`). Neither may authorise a resume (AGENT-SCHEMA §8.5).
+ * `no-checkpoint` also acts in the model: the next tool step saves no settled checkpoint,
+ * so the output after the tool results has none to resume from.
  *
  * @module
  */
@@ -47,6 +49,12 @@ export type FaultStep =
     /** Only on the first N Runs that carry this directive (`times=N`); default every Run. */
     readonly times?: number;
   }
+  | {
+    /** The next tool step saves no settled checkpoint (the next one comes after more output). */
+    readonly kind: "no-checkpoint";
+    /** Only on the first N Runs that carry this directive (`times=N`); default every Run. */
+    readonly times?: number;
+  }
   | { readonly kind: "error"; readonly message: string };
 
 /**
@@ -69,6 +77,7 @@ export function parseFault(rest: string): FaultStep {
   const times = options.has("times") ? { times: Math.max(0, number("times", 1)) } : {};
   const at = options.get("at");
   if (kind === "late-checkpoint") return lateCheckpoint(at, times);
+  if (kind === "no-checkpoint") return { kind: "no-checkpoint", ...times };
   const step = faultStep(kind, options, number, number("after", 0));
   if (step.kind !== "fault") return step;
   if (at !== undefined && at !== "exec" && at !== "tool-result" && at !== "tool-ack") {
@@ -116,8 +125,12 @@ function faultStep(
   const preset = ERROR_PRESETS[kind];
   if (preset !== undefined) return { kind: "fault", fault: { ...preset, afterFrames: after } };
   switch (kind) {
-    case "drop":
     case "goaway":
+      return {
+        kind: "fault",
+        fault: { kind, afterFrames: after, ...(options.has("graceful") ? { graceful: true } : {}) },
+      };
+    case "drop":
     case "rst-stream":
     case "malformed-frame":
     case "oversized-frame":

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { refuseOverflow } from "./context-window.ts";
 import { accountPrompt, assemblePrompt } from "../conversation/prompt-cache.ts";
 import type { ToolSpec } from "./directive-plan.ts";
 import type { ToolFaultPoint } from "./fault-directive.ts";
@@ -69,6 +70,7 @@ export async function beginCall(state: TurnState): Promise<OpenCall> {
     ? state.hasHistory ? currentPrompt(state, state.idealRootCount).length : 0
     : state.previousPrompt?.length ?? 0;
   const usage = accountPrompt(prompt, previous, idealBytes);
+  refuseOverflow(state, usage.promptTokens);
   const record = state.io.record;
   record.modelCalls.push({ ...usage, outputTokens: 0, context: contextLines(state) });
   record.counters.input += usage.promptTokens;
@@ -329,6 +331,11 @@ async function storeResults(
     });
   }
   await storeTurn(state);
+  if (state.withholdSettled === true) {
+    state.withholdSettled = undefined;
+    state.io.record.faults.push("no-checkpoint after the tool step");
+    return;
+  }
   await publishCheckpoint(state, [], "settled");
 }
 

@@ -145,6 +145,11 @@ export interface ScenarioContext {
    * `unmatched` when that history did not match the directives and it echoed).
    */
   report(variant: "continuation", value: "history" | "unmatched"): void;
+  /**
+   * The next tool step saves no settled checkpoint: the output after its results has no
+   * checkpoint until the model's next one. `limit` counts firings like {@link fault}'s.
+   */
+  withholdCheckpoint?(limit?: { readonly key: string; readonly times: number }): Promise<void>;
 }
 
 /**
@@ -290,6 +295,11 @@ async function runPlanStep(
     case "late-checkpoint":
       await context.lateCheckpoint(
         step.point,
+        step.times === undefined ? undefined : { key, times: step.times },
+      );
+      return undefined;
+    case "no-checkpoint":
+      await context.withholdCheckpoint?.(
         step.times === undefined ? undefined : { key, times: step.times },
       );
       return undefined;

@@ -49,6 +49,20 @@ export interface OpenCall {
   readonly recordIndex: number;
 }
 
+/**
+ * How a too-long conversation fails (the emulator's `contextOverflow` option).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type ContextOverflowError } from "../../mod.ts";
+ *
+ * const contextOverflow: ContextOverflowError = "max-tokens";
+ * const emulator = await createEmulator({ contextOverflow });
+ * await emulator.close();
+ * ```
+ */
+export type ContextOverflowError = "conversation-too-long" | "max-tokens";
+
 /** Everything a turn needs. */
 export interface TurnState {
   readonly io: RunIo;
@@ -73,6 +87,8 @@ export interface TurnState {
   readonly chunkChars: number;
   /** Whether the final answer's blob is SET before `turn_ended` (else after it). */
   readonly finalAnswerBeforeTurnEnded: boolean;
+  /** How a prompt over the model's context window fails. */
+  readonly contextOverflow: ContextOverflowError;
   /** The open model call, if any. */
   call: OpenCall | undefined;
   /** Model steps with tool calls completed in this turn (including earlier Runs of it). */
@@ -89,6 +105,8 @@ export interface TurnState {
     | undefined;
   /** Where the next tool step publishes its pre-result checkpoint again (`late-checkpoint`). */
   lateCheckpoint?: "exec" | "tool-result" | undefined;
+  /** The next tool step saves no settled checkpoint (`no-checkpoint`). */
+  withholdSettled?: boolean | undefined;
 }
 
 /** Sends an `interaction_update`. */

@@ -267,6 +267,7 @@ function turnState(
     hasHistory,
     chunkChars: deps.options.chunkChars,
     finalAnswerBeforeTurnEnded: deps.options.finalAnswerBlob === "before-turn-ended",
+    contextOverflow: deps.options.contextOverflow,
     call: undefined,
     toolSteps: completedSteps,
     stepIds: 0,
@@ -321,6 +322,10 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
     },
     lateCheckpoint: (at, limit) => {
       if (takeFiring(input, limit)) state.lateCheckpoint = at;
+      return Promise.resolve();
+    },
+    withholdCheckpoint: (limit) => {
+      if (takeFiring(input, limit)) state.withholdSettled = true;
       return Promise.resolve();
     },
     report: (name, value) => deps.io.variant(name, value),
