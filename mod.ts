@@ -28,6 +28,7 @@ export type {
 } from "./src/core/cursor-error.ts";
 export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
+export type { CursorParameter, CursorProviderOptions } from "./src/provider/cursor-options.ts";
 export { CursorLanguageModel } from "./src/provider/language-model.ts";
 export type { DebugLogger, DiagnosticRecord } from "./src/core/logger.ts";
 export type {

@@ -12,6 +12,7 @@ import type {
   LanguageModelV3ProviderTool,
   SharedV3Warning,
 } from "@ai-sdk/provider";
+import { type CursorCallOptions, parseCursorOptions } from "./cursor-options.ts";
 
 /** What a backend can take from a call, for the warnings of what it cannot. */
 export interface BackendCapabilities {
@@ -22,6 +23,8 @@ export interface BackendCapabilities {
    * conversion, which warns itself) or `none` (every file is replaced by a placeholder).
    */
   readonly files: "images" | "none";
+  /** The `providerOptions` key this provider reads besides `cursor` (its registered name). */
+  readonly optionsKey?: string;
 }
 
 /** One call, as every backend receives it. */
@@ -32,6 +35,8 @@ export interface CallArgs {
   readonly options: LanguageModelV3CallOptions;
   /** The host tools the backend may hand calls to (empty for `toolChoice: "none"`). */
   readonly tools: readonly (LanguageModelV3FunctionTool | LanguageModelV3ProviderTool)[];
+  /** `providerOptions.cursor`, checked. */
+  readonly cursorOptions: CursorCallOptions;
   /** Warnings for the options that cannot be honoured. */
   readonly warnings: readonly SharedV3Warning[];
 }
@@ -54,6 +59,7 @@ const SAMPLING_OPTIONS = [
  * @param options The AI SDK's call options.
  * @param capabilities What the backend can take.
  * @returns The call arguments with their warnings.
+ * @throws {CursorError} `invalid_argument` for malformed `providerOptions.cursor`.
  *
  * @example
  * ```ts
@@ -71,11 +77,13 @@ export function buildCallArgs(
   options: LanguageModelV3CallOptions,
   capabilities: BackendCapabilities,
 ): CallArgs {
+  const parsed = parseCursorOptions(options.providerOptions, capabilities.optionsKey ?? "cursor");
   return {
     modelId,
     options,
     tools: options.toolChoice?.type === "none" ? [] : options.tools ?? [],
-    warnings: callWarnings(options, capabilities),
+    cursorOptions: parsed.options,
+    warnings: [...callWarnings(options, capabilities), ...parsed.warnings],
   };
 }
 

@@ -208,7 +208,7 @@ export class CliBackend implements TurnBackend {
   /** This is the CLI backend. */
   readonly name = "cli";
   /** What it can take from a call. */
-  readonly capabilities: BackendCapabilities = CAPABILITIES;
+  readonly capabilities: BackendCapabilities;
   readonly #config: CliBackendConfig;
   readonly #persistence: ResumePersistence | undefined;
   readonly #redactor: CredentialRedactor = createCredentialRedactor();
@@ -219,6 +219,7 @@ export class CliBackend implements TurnBackend {
    */
   constructor(config: CliBackendConfig) {
     this.#config = config;
+    this.capabilities = { ...CAPABILITIES, optionsKey: config.providerName ?? "cursor" };
     this.#redactor.remember(config.apiKey);
     this.#logger = redactingLogger(config.logger ?? silentLogger, this.#redactor);
     this.#persistence = config.resumeFile === undefined ? undefined : createResumePersistence(

@@ -60,7 +60,7 @@ export class DirectBackend implements TurnBackend {
   /** This is the direct backend. */
   readonly name = "direct";
   /** What it can take from a call. */
-  readonly capabilities: BackendCapabilities = CAPABILITIES;
+  readonly capabilities: BackendCapabilities;
   readonly #config: ProviderConfig;
   readonly #images: ImageGate;
 
@@ -69,6 +69,7 @@ export class DirectBackend implements TurnBackend {
    */
   constructor(config: ProviderConfig) {
     this.#config = config;
+    this.capabilities = { ...CAPABILITIES, optionsKey: config.providerName };
     this.#images = new ImageGate(config);
   }
 
