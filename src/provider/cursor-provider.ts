@@ -13,6 +13,7 @@ import type { TurnBackend } from "./turn-backend.ts";
 import { DirectBackend } from "./direct/direct-backend.ts";
 import { CliBackend } from "./cli/cli-backend.ts";
 import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.ts";
+import { checkProviderSettings } from "./settings-check.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProvider extends ProviderV3 {
@@ -35,6 +36,7 @@ export function createCursorProvider(
   settings: CursorProviderSettings = {},
   adapters: ProviderAdapters = {},
 ): CursorProvider {
+  checkProviderSettings(settings);
   const backend = createBackend(settings, adapters);
   const languageModel = (modelId: string): LanguageModelV3 =>
     new CursorLanguageModel(modelId, backend);
