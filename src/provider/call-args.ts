@@ -12,6 +12,7 @@ import type {
   LanguageModelV3ProviderTool,
   SharedV3Warning,
 } from "@ai-sdk/provider";
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider-v4";
 import { type CursorCallOptions, parseCursorOptions } from "./cursor-options.ts";
 
 /** What a backend can take from a call, for the warnings of what it cannot. */
@@ -25,7 +26,20 @@ export interface BackendCapabilities {
   readonly files: "images" | "none";
   /** The `providerOptions` key this provider reads besides `cursor` (its registered name). */
   readonly optionsKey?: string;
+  /** The backend maps the `reasoning` option to a model variant (else it is a warning). */
+  readonly reasoningVariants?: boolean;
 }
+
+/** How much the model should reason (the AI SDK 7 `reasoning` call option). */
+export type ReasoningLevel = NonNullable<LanguageModelV4CallOptions["reasoning"]>;
+
+/**
+ * One call as the provider takes it: the AI SDK 6 call options, plus the AI SDK 7
+ * `reasoning` option (the AI SDK 7 model converts its options to this).
+ */
+export type CursorCallInput = LanguageModelV3CallOptions & {
+  readonly reasoning?: ReasoningLevel | undefined;
+};
 
 /** One call, as every backend receives it. */
 export interface CallArgs {
@@ -33,6 +47,8 @@ export interface CallArgs {
   readonly modelId: string;
   /** The AI SDK's call options, unchanged. */
   readonly options: LanguageModelV3CallOptions;
+  /** The `reasoning` option (AI SDK 7), when one other than `provider-default` was given. */
+  readonly reasoning: Exclude<ReasoningLevel, "provider-default"> | undefined;
   /** The host tools the backend may hand calls to (empty for `toolChoice: "none"`). */
   readonly tools: readonly (LanguageModelV3FunctionTool | LanguageModelV3ProviderTool)[];
   /** `providerOptions.cursor`, checked. */
@@ -74,16 +90,25 @@ const SAMPLING_OPTIONS = [
  */
 export function buildCallArgs(
   modelId: string,
-  options: LanguageModelV3CallOptions,
+  input: CursorCallInput,
   capabilities: BackendCapabilities,
 ): CallArgs {
+  const { reasoning: level, ...options } = input;
   const parsed = parseCursorOptions(options.providerOptions, capabilities.optionsKey ?? "cursor");
+  const reasoning = level === "provider-default" ? undefined : level;
+  const reasoningWarnings: SharedV3Warning[] =
+    reasoning === undefined || capabilities.reasoningVariants ? [] : [{
+      type: "unsupported",
+      feature: "reasoning",
+      details: `${capabilities.label} has no reasoning setting; the model reasons as configured`,
+    }];
   return {
     modelId,
     options,
+    reasoning,
     tools: options.toolChoice?.type === "none" ? [] : options.tools ?? [],
     cursorOptions: parsed.options,
-    warnings: [...callWarnings(options, capabilities), ...parsed.warnings],
+    warnings: [...callWarnings(options, capabilities), ...parsed.warnings, ...reasoningWarnings],
   };
 }
 

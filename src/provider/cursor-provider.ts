@@ -36,8 +36,7 @@ export function createCursorProvider(
   settings: CursorProviderSettings = {},
   adapters: ProviderAdapters = {},
 ): CursorProvider {
-  checkProviderSettings(settings);
-  const backend = createBackend(settings, adapters);
+  const backend = createTurnBackend(settings, adapters);
   const languageModel = (modelId: string): LanguageModelV3 =>
     new CursorLanguageModel(modelId, backend);
   const provider = Object.assign((modelId: string) => languageModel(modelId), {
@@ -61,8 +60,20 @@ export function createCursorProvider(
   return provider;
 }
 
-/** The backend the settings ask for; one per provider, shared by all its models. */
-function createBackend(settings: CursorProviderSettings, adapters: ProviderAdapters): TurnBackend {
+/**
+ * The backend the settings ask for, after checking the settings; one per provider,
+ * shared by all its models (of either AI SDK major).
+ *
+ * @param settings The user's settings.
+ * @param adapters Runtime pieces supplied by the platform entry.
+ * @returns The backend.
+ * @throws {CursorError} `config` for invalid settings.
+ */
+export function createTurnBackend(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+): TurnBackend {
+  checkProviderSettings(settings);
   switch (settings.backend) {
     case undefined:
     case "direct":

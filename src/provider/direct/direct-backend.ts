@@ -21,7 +21,8 @@ import { shortHash } from "./debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { ImageGate } from "./image-gate.ts";
 import { trailingToolResults } from "./history.ts";
-import { readCursorOptions, selectModel } from "./model-options.ts";
+import { readCursorOptions } from "./model-options.ts";
+import { selectCallModel } from "./reasoning-selection.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { isCompactionCall, markCompaction } from "./compaction.ts";
 import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
@@ -40,7 +41,11 @@ import type { SessionRules } from "./interactions/session-rules.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
-const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
+const CAPABILITIES: BackendCapabilities = {
+  label: "Cursor's agent",
+  files: "images",
+  reasoningVariants: true,
+};
 
 /**
  * The direct backend of one provider; every model of the provider shares it.
@@ -143,7 +148,10 @@ export class DirectBackend implements TurnBackend {
     const config = this.#config;
     config.conversations.sweep();
     const cursorOptions = readCursorOptions(options.providerOptions, config.providerName);
-    const selection = selectModel(call.modelId, cursorOptions);
+    const selection = await selectCallModel(
+      { call, cursorOptions, catalogue: (signal) => this.#images.catalogue(signal) },
+      warnings,
+    );
     const tools = classifyHostTools(call.tools);
     const converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.

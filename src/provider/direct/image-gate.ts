@@ -12,7 +12,10 @@ import { assertImagesAccepted } from "../../catalog/image-capability.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 
-/** The catalogue lookup behind the image check, read at most once while it succeeds. */
+/**
+ * The catalogue lookup behind the image check and the `reasoning` option's variant,
+ * read at most once while it succeeds.
+ */
 export class ImageGate {
   readonly #config: ProviderConfig;
   #catalog: Promise<readonly CatalogModel[] | undefined> | undefined;
@@ -33,6 +36,16 @@ export class ImageGate {
     if (imageCount === 0) return;
     const models = await this.#models(signal);
     if (models !== undefined) assertImagesAccepted(models, modelId, imageCount);
+  }
+
+  /**
+   * The catalogue, read once (again after a failure).
+   *
+   * @param signal The call's abort signal.
+   * @returns The models, or `undefined` when the catalogue cannot be read.
+   */
+  catalogue(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
+    return this.#models(signal);
   }
 
   #models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {

@@ -1,0 +1,43 @@
+/**
+ * The Node adapters the Node entries (AI SDK 6 and AI SDK 7) give the provider: the
+ * HTTP/2 transport, the debug log file, a stable machine id, the workspace facts of the
+ * current directory, git, processes, `cursor-agent`, and the files under OpenCode's
+ * cache folder.
+ *
+ * @module
+ */
+import type { ProviderAdapters } from "../../provider/provider-config.ts";
+import { createDeferredHttp2Transport } from "./deferred-http2-transport.ts";
+import { createFileDebugLogger } from "./debug-log-file.ts";
+import { machineId, workspaceFacts } from "./machine.ts";
+import { createNodeProcessRunner } from "./process-runner.ts";
+import { createNodeGitRunner } from "./git-runner.ts";
+import { findCursorAgent } from "./find-cursor-agent.ts";
+import { createSnapshotFileStore } from "./snapshot-file-store.ts";
+import { createResumeCacheFile } from "./resume-store.ts";
+import { createImageStagingFile } from "./image-staging-file.ts";
+
+/**
+ * The provider adapters of the Node entries.
+ *
+ * @param env The environment the provider reads.
+ * @returns The adapters.
+ */
+export function nodeProviderAdapters(
+  env: Readonly<Record<string, string | undefined>>,
+): ProviderAdapters {
+  return {
+    http2Transport: (options) => createDeferredHttp2Transport(options),
+    debugLogger: () => createFileDebugLogger({ env }),
+    machineId,
+    workspace: () => workspaceFacts(),
+    git: () => createNodeGitRunner(),
+    processRunner: () => createNodeProcessRunner(),
+    findCursorAgent: (explicitPath) =>
+      findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
+    cwd: () => workspaceFacts().workspaceRoot,
+    snapshotStore: () => createSnapshotFileStore({ env }),
+    resumeCacheFile: () => createResumeCacheFile({ env }),
+    imageStaging: () => createImageStagingFile({ env }),
+  };
+}
