@@ -24,6 +24,7 @@ export const CURSOR_ERROR_CODES = [
   "timeout",
   "interrupted",
   "protocol",
+  "bad_output",
   "canceled",
   "config",
   "process",

@@ -129,9 +129,10 @@ function callWarnings(
   }
   if (options.responseFormat?.type === "json") {
     warnings.push({
-      type: "unsupported",
+      type: "compatibility",
       feature: "responseFormat",
-      details: `${label} cannot enforce JSON output; ask for JSON in the prompt`,
+      details:
+        `${label} cannot enforce JSON output: the schema goes to the model as an instruction and the answer is checked against it`,
     });
   }
   const choice = options.toolChoice?.type;

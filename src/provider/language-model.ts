@@ -17,6 +17,11 @@ import type {
 import { type ApiCallContext, toProviderError } from "./api-call-error.ts";
 import { buildCallArgs, type CallArgs, type CursorCallInput } from "./call-args.ts";
 import { foldStreamResult } from "./generate-fold.ts";
+import {
+  structuredOutputOf,
+  structuredOutputStream,
+  withStructuredOutputInstruction,
+} from "./structured-output.ts";
 import type { BackendTurn, TurnBackend } from "./turn-backend.ts";
 
 /**
@@ -70,11 +75,18 @@ export class CursorLanguageModel implements LanguageModelV3 {
     const convert = boundary(this.#backend, context, options.abortSignal);
     let call: CallArgs;
     let turn: BackendTurn;
+    const structured = structuredOutputOf(options);
     try {
-      call = buildCallArgs(this.modelId, options, this.#backend.capabilities);
+      const input = structured === undefined
+        ? options
+        : { ...options, prompt: withStructuredOutputInstruction(options.prompt, structured) };
+      call = buildCallArgs(this.modelId, input, this.#backend.capabilities);
       turn = await this.#backend.stream(call);
     } catch (error) {
       throw convert(error);
+    }
+    if (structured !== undefined) {
+      turn = { ...turn, stream: structuredOutputStream(turn.stream, structured) };
     }
     const streamBoundary = boundary(this.#backend, {
       ...context,

@@ -67,6 +67,8 @@ export interface AiMajor {
   stepCountIs(count: number): unknown;
   /** `Output.object({ schema })`. */
   outputObject(schema: unknown): unknown;
+  /** `generateObject(options)`: the object it returns. */
+  generateObject(options: Record<string, unknown>): Promise<{ readonly object: unknown }>;
   /** `createProviderRegistry({ cursor })`, its `languageModel`. */
   registryModel(provider: unknown, id: string): ModelSeen;
 }
@@ -100,6 +102,8 @@ const v6: AiMajor = {
   jsonSchema: (schema) => ai6.jsonSchema(schema),
   stepCountIs: (count) => ai6.stepCountIs(count),
   outputObject: (schema) => ai6.Output.object({ schema: schema as never }),
+  generateObject: (options) =>
+    (ai6.generateObject as Loose)(options as never) as Promise<{ readonly object: unknown }>,
   registryModel: (provider, id) =>
     ai6.createProviderRegistry({ cursor: provider as never }).languageModel(id as never),
 };
@@ -116,6 +120,8 @@ const v7: AiMajor = {
   jsonSchema: (schema) => ai7.jsonSchema(schema),
   stepCountIs: (count) => ai7.stepCountIs(count),
   outputObject: (schema) => ai7.Output.object({ schema: schema as never }),
+  generateObject: (options) =>
+    (ai7.generateObject as Loose)(options as never) as Promise<{ readonly object: unknown }>,
   registryModel: (provider, id) =>
     ai7.createProviderRegistry({ cursor: provider as never }).languageModel(id as never),
 };
