@@ -20,6 +20,7 @@
 import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 
+import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
 export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
 export type {
   CursorErrorCode,
@@ -69,5 +70,9 @@ export type {
  * ```
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
-  return createCursorProvider(settings);
+  const runtime = runtimeEnvironment();
+  const env = settings.env ?? runtime?.env;
+  return createCursorProvider(env === undefined ? settings : { ...settings, env }, {
+    signInAdvice: webSignInAdvice(settings.env === undefined ? runtime?.source : "settings.env"),
+  });
 }

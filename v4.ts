@@ -26,6 +26,7 @@ import {
   type CursorProviderV4,
 } from "./src/provider/cursor-provider-v4.ts";
 
+import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
 export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
 export type {
   CursorErrorCode,
@@ -61,5 +62,9 @@ export type {
  * ```
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProviderV4 {
-  return createCursorProviderV4(settings);
+  const runtime = runtimeEnvironment();
+  const env = settings.env ?? runtime?.env;
+  return createCursorProviderV4(env === undefined ? settings : { ...settings, env }, {
+    signInAdvice: webSignInAdvice(settings.env === undefined ? runtime?.source : "settings.env"),
+  });
 }

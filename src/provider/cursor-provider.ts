@@ -14,6 +14,7 @@ import { DirectBackend } from "./direct/direct-backend.ts";
 import { CliBackend } from "./cli/cli-backend.ts";
 import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.ts";
 import { checkProviderSettings } from "./settings-check.ts";
+import { DEFAULT_SIGN_IN_ADVICE } from "./api-call-error.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProvider extends ProviderV3 {
@@ -110,5 +111,6 @@ function cliBackend(settings: CursorProviderSettings, adapters: ProviderAdapters
     logger: settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
     clock: settings.now ?? Date.now,
     providerName: settings.name ?? "cursor",
+    signInAdvice: settings.signInAdvice ?? adapters.signInAdvice ?? DEFAULT_SIGN_IN_ADVICE,
   });
 }

@@ -39,5 +39,7 @@ export function nodeProviderAdapters(
     snapshotStore: () => createSnapshotFileStore({ env }),
     resumeCacheFile: () => createResumeCacheFile({ env }),
     imageStaging: () => createImageStagingFile({ env }),
+    signInAdvice:
+      "Sign in to Cursor: set CURSOR_API_KEY (a crsr_… key from cursor.com/settings), or pass apiKey or accessToken to createCursor()",
   };
 }

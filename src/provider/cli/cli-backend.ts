@@ -140,6 +140,8 @@ export interface CliBackendConfig extends Omit<CliBackendSettings, "binaryPath" 
   readonly clock?: () => number;
   /** The provider's name, the first part of the provider id (`cursor.cli`). Default `cursor`. */
   readonly providerName?: string;
+  /** How errors for missing or refused credentials say to sign in (the host's own way). */
+  readonly signInAdvice?: string | undefined;
 }
 
 /**
@@ -245,6 +247,9 @@ export class CliBackend implements TurnBackend {
     return {
       url: `cursor-agent:${modelId}`,
       requestBodyValues: { model: modelId, workspace: this.#config.workspace },
+      ...(this.#config.signInAdvice === undefined
+        ? {}
+        : { signInAdvice: this.#config.signInAdvice }),
     };
   }
 

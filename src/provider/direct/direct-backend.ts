@@ -93,6 +93,7 @@ export class DirectBackend implements TurnBackend {
     return {
       url: `${this.#config.apiBaseURL}/agent.v1.AgentService/RunSSE`,
       requestBodyValues: { model: modelId },
+      signInAdvice: this.#config.signInAdvice,
     };
   }
 
