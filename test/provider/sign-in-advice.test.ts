@@ -68,7 +68,7 @@ describe("sign-in advice for the host", () => {
 
   it("the Node entry names CURSOR_API_KEY, never OpenCode", async () => {
     const message = await failure(createNode({ ...agent, env: {} })("composer-2"));
-    assert.match(message, /Sign in to Cursor: set CURSOR_API_KEY/);
+    assert.match(message, /Sign in to Cursor again: set CURSOR_API_KEY/);
     assert.doesNotMatch(message, /opencode/i);
   });
 
