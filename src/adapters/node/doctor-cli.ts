@@ -21,7 +21,10 @@ export const DOCTOR_COMMAND: CommandSpec = {
   options: { json: { type: "boolean", description: "print the report as JSON" } },
   examples: [
     ["npx ai-sdk-provider-cursor doctor", "check this machine"],
-    ["npm run doctor -- --json", "the same, as JSON (from a checkout)"],
+    [
+      "npm run -s doctor -- --json",
+      "the same, as JSON (from a checkout; -s keeps npm's banner off stdout)",
+    ],
     ["CURSOR_API_KEY=crsr_… npx ai-sdk-provider-cursor doctor", "check an API key"],
   ],
   notes: [
