@@ -28,6 +28,8 @@ export interface BackendCapabilities {
   readonly optionsKey?: string;
   /** The backend maps the `reasoning` option to a model variant (else it is a warning). */
   readonly reasoningVariants?: boolean;
+  /** The backend emits `raw` parts for `includeRawChunks` (else it is a warning). */
+  readonly rawChunks?: boolean;
 }
 
 /** How much the model should reason (the AI SDK 7 `reasoning` call option). */
@@ -152,6 +154,20 @@ function callWarnings(
       });
     }
   }
+  if (options.includeRawChunks === true && capabilities.rawChunks !== true) {
+    warnings.push({
+      type: "unsupported",
+      feature: "includeRawChunks",
+      details: `${label} streams protobuf frames; no raw chunks are emitted`,
+    });
+  }
+  if (promptHasApprovalResponses(options)) {
+    warnings.push({
+      type: "unsupported",
+      feature: "tool-approval-response parts",
+      details: `ignored: ${label} never asks for tool approval`,
+    });
+  }
   if (capabilities.files === "none" && promptHasFiles(options)) {
     warnings.push({
       type: "unsupported",
@@ -160,6 +176,13 @@ function callWarnings(
     });
   }
   return warnings;
+}
+
+function promptHasApprovalResponses(options: LanguageModelV3CallOptions): boolean {
+  return options.prompt.some((message) =>
+    message.role === "tool" &&
+    message.content.some((part) => part.type === "tool-approval-response")
+  );
 }
 
 function promptHasFiles(options: LanguageModelV3CallOptions): boolean {

@@ -186,7 +186,11 @@ export function createCliLanguageModel(modelId: string, config: CliBackendConfig
 }
 
 /** What the CLI takes from a call: no attachments. */
-const CAPABILITIES: BackendCapabilities = { label: "cursor-agent", files: "none" };
+const CAPABILITIES: BackendCapabilities = {
+  label: "cursor-agent",
+  files: "none",
+  rawChunks: true,
+};
 
 /**
  * The CLI backend of one provider; every model of the provider shares it (and its
