@@ -6,7 +6,9 @@
  * @module
  */
 import type { LanguageModelV4, ProviderV4 } from "@ai-sdk/provider-v4";
-import { NoSuchModelError } from "@ai-sdk/provider-v4";
+// The V3 package's error class: AI SDK 7 recognises it by its marker, and the V4 package
+// (which asks for Node 22) stays a types-only dependency that never loads on Node 20.
+import { NoSuchModelError } from "@ai-sdk/provider";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
 import { CursorLanguageModelV4 } from "./language-model-v4.ts";
 import { createTurnBackend } from "./cursor-provider.ts";
