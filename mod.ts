@@ -30,7 +30,12 @@ export type {
 export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
 export type { CursorParameter, CursorProviderOptions } from "./src/provider/cursor-options.ts";
+export type {
+  PermissionRule,
+  SessionRules,
+} from "./src/provider/direct/interactions/session-rules.ts";
 export { CursorLanguageModel } from "./src/provider/language-model.ts";
+export type { CursorCallInput, ReasoningLevel } from "./src/provider/call-args.ts";
 export type { DebugLogger, DiagnosticRecord } from "./src/core/logger.ts";
 export type {
   AgentRunStream,

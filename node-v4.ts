@@ -15,6 +15,11 @@ import { processEnvironment } from "./src/adapters/node/machine.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModelV4 } from "./v4.ts";
 export type {
+  AgentRunStream,
+  AgentTransport,
+  CliBackendSettings,
+  ConversationSnapshotStore,
+  CursorAgentPermissions,
   CursorEnvironment,
   CursorErrorCode,
   CursorErrorDetail,
@@ -23,11 +28,24 @@ export type {
   CursorProviderOptions,
   CursorProviderSettings,
   CursorProviderV4,
+  DebugLogger,
+  DiagnosticRecord,
+  EndStream,
+  Frame,
+  ImageStaging,
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamResult,
+  OpenRunOptions,
+  PermissionRule,
   ProviderV4,
+  RunCredentials,
+  SessionRules,
+  SnapshotRead,
+  StagedImage,
+  ToolExecution,
+  WorkspaceFacts,
 } from "./v4.ts";
 
 /**

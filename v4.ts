@@ -27,15 +27,35 @@ import {
 } from "./src/provider/cursor-provider-v4.ts";
 
 import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
-export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
+export { CURSOR_ERROR_CODES, CursorError } from "./mod.ts";
 export type {
+  AgentRunStream,
+  AgentTransport,
+  CliBackendSettings,
+  ConversationSnapshotStore,
+  CursorAgentPermissions,
+  CursorEnvironment,
   CursorErrorCode,
   CursorErrorDetail,
   CursorErrorOptions,
-} from "./src/core/cursor-error.ts";
-export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+  CursorParameter,
+  CursorProviderOptions,
+  CursorProviderSettings,
+  DebugLogger,
+  DiagnosticRecord,
+  EndStream,
+  Frame,
+  ImageStaging,
+  OpenRunOptions,
+  PermissionRule,
+  RunCredentials,
+  SessionRules,
+  SnapshotRead,
+  StagedImage,
+  ToolExecution,
+  WorkspaceFacts,
+} from "./mod.ts";
 export type { CursorProviderV4 } from "./src/provider/cursor-provider-v4.ts";
-export type { CursorParameter, CursorProviderOptions } from "./src/provider/cursor-options.ts";
 export { CursorLanguageModelV4 } from "./src/provider/language-model-v4.ts";
 export type {
   LanguageModelV4,

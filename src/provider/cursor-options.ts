@@ -13,7 +13,9 @@ import { parseSessionRules, type SessionRules } from "./direct/interactions/sess
 
 /** A Cursor model parameter (`effort=high`, `thinking=true`, `context=1m`, …). */
 export interface CursorParameter {
+  /** The parameter id (`effort`, `thinking`, `context`, …). */
   readonly id: string;
+  /** Its value, always a string (`high`, `true`, `1m`, …). */
   readonly value: string;
 }
 
