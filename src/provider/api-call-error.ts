@@ -23,7 +23,7 @@ export interface ApiCallContext {
 
 /** The sign-in advice when the entry gives none: the settings every runtime has. */
 export const DEFAULT_SIGN_IN_ADVICE =
-  "Sign in to Cursor again: pass apiKey (a crsr_… key from cursor.com/settings) or accessToken to createCursor()";
+  "Sign in to Cursor again: pass apiKey (an API key from cursor.com/settings) or accessToken to createCursor()";
 
 const ADVICE: Partial<Record<CursorError["code"], string>> = {
   permission_denied:

@@ -107,7 +107,7 @@ export function withStructuredOutputInstruction(
  * ```ts
  * import { extractJson } from "./structured-output.ts";
  *
- * console.assert((extractJson('Here:\n```json\n{"a": 1}\n```') as { a: number }).a === 1);
+ * console.assert((extractJson('Sure: {"a": 1} as asked') as { a: number }).a === 1);
  * ```
  */
 export function extractJson(text: string): unknown {

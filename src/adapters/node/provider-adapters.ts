@@ -40,6 +40,6 @@ export function nodeProviderAdapters(
     resumeCacheFile: () => createResumeCacheFile({ env }),
     imageStaging: () => createImageStagingFile({ env }),
     signInAdvice:
-      "Sign in to Cursor again: set CURSOR_API_KEY (a crsr_… key from cursor.com/settings), or pass apiKey or accessToken to createCursor()",
+      "Sign in to Cursor again: set CURSOR_API_KEY (an API key from cursor.com/settings), or pass apiKey or accessToken to createCursor()",
   };
 }

@@ -83,7 +83,7 @@ function denoEnvironment(deno: DenoLike): CursorEnvironment {
  */
 export function webSignInAdvice(source: string | undefined): string {
   if (source === undefined) {
-    return "Sign in to Cursor again: this runtime has no environment the provider can read, so pass apiKey (a crsr_… key from cursor.com/settings) or accessToken to createCursor()";
+    return "Sign in to Cursor again: this runtime has no environment the provider can read, so pass apiKey (an API key from cursor.com/settings) or accessToken to createCursor()";
   }
-  return `Sign in to Cursor again: set CURSOR_API_KEY (a crsr_… key from cursor.com/settings; read from ${source}), or pass apiKey or accessToken to createCursor()`;
+  return `Sign in to Cursor again: set CURSOR_API_KEY (an API key from cursor.com/settings; read from ${source}), or pass apiKey or accessToken to createCursor()`;
 }
