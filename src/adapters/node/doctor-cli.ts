@@ -32,6 +32,11 @@ export const DOCTOR_COMMAND: CommandSpec = {
   ],
 };
 
+/** Whether npm ran this command as a script without `-s` (it then prints a banner on stdout). */
+function npmBannerBefore(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.npm_lifecycle_event !== undefined && env.npm_config_loglevel !== "silent";
+}
+
 /** Where the command writes. */
 export interface DoctorCliIo {
   readonly stdout: (text: string) => void;
@@ -64,6 +69,13 @@ export async function runDoctorCli(
     return 2;
   }
   const report = await runDoctor(createNodeDoctorProbes(options));
+  const env = options.env ?? process.env;
+  if (command.values.json && npmBannerBefore(env)) {
+    io.stderr(
+      "note: npm printed its banner on stdout before this JSON; `npm run -s doctor -- --json` " +
+        "prints the JSON alone\n",
+    );
+  }
   io.stdout(`${command.values.json ? formatDoctorJson(report) : formatDoctorText(report)}\n`);
   return report.ok ? 0 : 1;
 }
