@@ -151,6 +151,25 @@ for (const major of AI_MAJORS) {
         assert.ok((result.usage.inputTokens ?? 0) > 0);
       });
     });
+
+    it("is taken as it is by customProvider, as an alias and as the fallback", async () => {
+      await withEmulator({}, async (emulator) => {
+        const cursor = major.provider(emulator);
+        const own = major.spec === "v4" ? CursorLanguageModelV4 : CursorLanguageModel;
+        const aliased = major.customModel(cursor("gpt-5"), cursor, "fast");
+        const fallback = major.customModel(cursor("gpt-5"), cursor, "claude-4.5-sonnet");
+        for (const model of [aliased, fallback]) {
+          assert.ok(model instanceof own, `${model.modelId} is the provider's own model`);
+        }
+        assert.equal(fallback.modelId, "claude-4.5-sonnet");
+        const result = await major.generateText({
+          model: aliased,
+          prompt: "::text aliased",
+          ...quiet,
+        });
+        assert.equal(result.text, "aliased");
+      });
+    });
   });
 }
 

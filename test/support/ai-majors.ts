@@ -71,6 +71,8 @@ export interface AiMajor {
   generateObject(options: Record<string, unknown>): Promise<{ readonly object: unknown }>;
   /** `createProviderRegistry({ cursor })`, its `languageModel`. */
   registryModel(provider: unknown, id: string): ModelSeen;
+  /** `customProvider({ languageModels: { [alias]: model }, fallbackProvider })`, its `languageModel`. */
+  customModel(model: ModelSeen, fallback: unknown, id: string): ModelSeen;
 }
 
 function emulatorSettings(
@@ -106,6 +108,11 @@ const v6: AiMajor = {
     (ai6.generateObject as Loose)(options as never) as Promise<{ readonly object: unknown }>,
   registryModel: (provider, id) =>
     ai6.createProviderRegistry({ cursor: provider as never }).languageModel(id as never),
+  customModel: (model, fallback, id) =>
+    ai6.customProvider({
+      languageModels: { fast: model as never },
+      fallbackProvider: fallback as never,
+    }).languageModel(id),
 };
 
 const v7: AiMajor = {
@@ -124,6 +131,11 @@ const v7: AiMajor = {
     (ai7.generateObject as Loose)(options as never) as Promise<{ readonly object: unknown }>,
   registryModel: (provider, id) =>
     ai7.createProviderRegistry({ cursor: provider as never }).languageModel(id as never),
+  customModel: (model, fallback, id) =>
+    ai7.customProvider({
+      languageModels: { fast: model as never },
+      fallbackProvider: fallback as never,
+    }).languageModel(id),
 };
 
 /** The majors the contract tests run on. */
