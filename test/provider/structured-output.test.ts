@@ -71,6 +71,23 @@ for (const major of AI_MAJORS) {
       });
     });
 
+    it("streamText with Output.object gets the whole object at the end", async () => {
+      await withEmulator({}, async (emulator) => {
+        const cursor = major.provider(emulator);
+        const result = major.streamText({
+          model: cursor("gpt-5"),
+          output: major.outputObject(major.jsonSchema(recipe)),
+          prompt: "A soup recipe",
+          ...quiet,
+        });
+        const kinds: string[] = [];
+        for await (const part of result.fullStream) kinds.push(part.type);
+        assert.ok(!kinds.includes("error"), kinds.join(","));
+        assert.deepEqual(await result.output, expected);
+        assert.equal(kinds.filter((kind) => kind === "text-delta").length, 1, "one text part");
+      });
+    });
+
     it("takes the JSON out of a fenced answer", async () => {
       await withEmulator({}, async (emulator) => {
         const cursor = major.provider(emulator);

@@ -42,6 +42,7 @@ export interface StreamSeen {
   readonly finishReason: PromiseLike<string>;
   readonly usage: PromiseLike<{ readonly inputTokens?: number | undefined }>;
   readonly warnings: PromiseLike<readonly WarningSeen[] | undefined>;
+  readonly output: PromiseLike<unknown>;
 }
 
 /** A language model of either major, as the tests pass it around. */
