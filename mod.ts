@@ -20,6 +20,7 @@
 import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 
+import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
 export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
 export type {
   CursorErrorCode,
@@ -28,7 +29,13 @@ export type {
 } from "./src/core/cursor-error.ts";
 export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
+export type { CursorParameter, CursorProviderOptions } from "./src/provider/cursor-options.ts";
+export type {
+  PermissionRule,
+  SessionRules,
+} from "./src/provider/direct/interactions/session-rules.ts";
 export { CursorLanguageModel } from "./src/provider/language-model.ts";
+export type { CursorCallInput, ReasoningLevel } from "./src/provider/call-args.ts";
 export type { DebugLogger, DiagnosticRecord } from "./src/core/logger.ts";
 export type {
   AgentRunStream,
@@ -68,5 +75,9 @@ export type {
  * ```
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
-  return createCursorProvider(settings);
+  const runtime = runtimeEnvironment();
+  const env = settings.env ?? runtime?.env;
+  return createCursorProvider(env === undefined ? settings : { ...settings, env }, {
+    signInAdvice: webSignInAdvice(settings.env === undefined ? runtime?.source : "settings.env"),
+  });
 }

@@ -8,20 +8,8 @@
  */
 import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
-import { createDeferredHttp2Transport } from "./src/adapters/node/deferred-http2-transport.ts";
-import { createFileDebugLogger } from "./src/adapters/node/debug-log-file.ts";
-import {
-  currentDirectory,
-  machineId,
-  processEnvironment,
-  workspaceFacts,
-} from "./src/adapters/node/machine.ts";
-import { createNodeProcessRunner } from "./src/adapters/node/process-runner.ts";
-import { createNodeGitRunner } from "./src/adapters/node/git-runner.ts";
-import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
-import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
-import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
-import { createImageStagingFile } from "./src/adapters/node/image-staging-file.ts";
+import { nodeProviderAdapters } from "./src/adapters/node/provider-adapters.ts";
+import { processEnvironment } from "./src/adapters/node/machine.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
@@ -30,11 +18,14 @@ export type {
   CliBackendSettings,
   ConversationSnapshotStore,
   CursorAgentPermissions,
+  CursorCallInput,
   CursorEnvironment,
   CursorErrorCode,
   CursorErrorDetail,
   CursorErrorOptions,
+  CursorParameter,
   CursorProvider,
+  CursorProviderOptions,
   CursorProviderSettings,
   DebugLogger,
   DiagnosticRecord,
@@ -46,8 +37,11 @@ export type {
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamResult,
   OpenRunOptions,
+  PermissionRule,
   ProviderV3,
+  ReasoningLevel,
   RunCredentials,
+  SessionRules,
   SnapshotRead,
   StagedImage,
   ToolExecution,
@@ -73,18 +67,5 @@ export type {
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
   const env = settings.env ?? processEnvironment();
-  return createCursorProvider({ ...settings, env }, {
-    http2Transport: (options) => createDeferredHttp2Transport(options),
-    debugLogger: () => createFileDebugLogger({ env }),
-    machineId,
-    workspace: (root) => workspaceFacts(root),
-    git: () => createNodeGitRunner(),
-    processRunner: () => createNodeProcessRunner(),
-    findCursorAgent: (explicitPath) =>
-      findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
-    cwd: currentDirectory,
-    snapshotStore: () => createSnapshotFileStore({ env }),
-    resumeCacheFile: () => createResumeCacheFile({ env }),
-    imageStaging: () => createImageStagingFile({ env }),
-  });
+  return createCursorProvider({ ...settings, env }, nodeProviderAdapters(env));
 }

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { OPENCODE_SIGN_IN_ADVICE } from "./sign-in-advice.ts";
 import { createCredentialRedactor } from "../src/auth/credential-redactor.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
 import type { TokenSource } from "../src/auth/token-source.ts";
@@ -150,7 +151,11 @@ export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlu
           log("info", `registered provider ${CURSOR_PROVIDER_ID} (${deps.providerEntry})`);
         }
         // OpenCode's context meter reads occupancy-shaped usage (ADR 080).
-        block.options = { usage: "occupancy", ...block.options };
+        block.options = {
+          usage: "occupancy",
+          signInAdvice: OPENCODE_SIGN_IN_ADVICE,
+          ...block.options,
+        };
         settings = resolvePluginSettings({
           providerOptions: block.options,
           pluginOptions,

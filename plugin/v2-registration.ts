@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { OPENCODE_SIGN_IN_ADVICE } from "./sign-in-advice.ts";
 import type { TokenSource } from "../src/auth/token-source.ts";
 import type { CatalogModel } from "../src/catalog/catalog-model.ts";
 import { checkModelSelection } from "../src/catalog/variant-selection.ts";
@@ -168,6 +169,7 @@ export async function registerAisdk(
     input.sdk = deps.createProvider({
       // OpenCode's context meter reads occupancy-shaped usage (ADR 080).
       usage: "occupancy",
+      signInAdvice: OPENCODE_SIGN_IN_ADVICE,
       ...settings,
       apiBaseURL,
       allowLoopback,

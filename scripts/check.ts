@@ -1,6 +1,6 @@
 /**
  * Static checks: formatting, lint, type check of everything, doc lint of the public
- * entries, no unused exports or dependencies, and that the generated protocol code is
+ * entries, relative links in README.md and docs/, no unused exports or dependencies, and that the generated protocol code is
  * up to date with `proto/`.
  *
  * Usage: `deno run -A scripts/check.ts`
@@ -11,6 +11,8 @@ import { runCaptured, runInherited } from "./lib/test-files.ts";
 import { entryPoints, typeCheckedFiles } from "./lib/entries.ts";
 import { generatedCodeIsFresh } from "./lib/gen-fresh.ts";
 import { checkUnused } from "./lib/unused-tree.ts";
+import { join } from "node:path";
+import { brokenLinks } from "./lib/doc-links.ts";
 
 const TEN_MINUTES = 10 * 60 * 1000;
 const failures: string[] = [];
@@ -31,11 +33,52 @@ await Deno.writeTextFile(".build/lib.deno.d.ts", await denoTypes());
 await step("type check (scripts, tsc)", "tsc", ["-p", "tsconfig.scripts.json"]);
 await docLint(await entryPoints());
 await step("pricing coverage", "deno", ["run", "-A", "scripts/check-pricing.ts"]);
+await linkCheck();
 await unusedCode();
 console.log("\n== generated code");
 if (!await generatedCodeIsFresh()) {
   console.error("src/gen is stale: run `npm run gen` and commit the result");
   failures.push("generated code");
+}
+
+/** Relative links in README.md and docs/ (files and headings, see scripts/lib/doc-links.ts). */
+async function linkCheck(): Promise<void> {
+  console.log("\n== documentation links");
+  const files = await docFiles();
+  let count = 0;
+  for (const file of files) {
+    const text = await Deno.readTextFile(file);
+    for (const link of await brokenLinks(file, text, readIfPresent)) {
+      count++;
+      console.error(`${link.file}:${link.line}: ${link.target}: ${link.reason}`);
+    }
+  }
+  if (count > 0) failures.push("documentation links");
+  else console.log(`${files.length} files, every relative link resolves`);
+}
+
+/** The markdown files the check reads. */
+export async function docFiles(root = "."): Promise<string[]> {
+  const files = [join(root, "README.md")];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) await walk(path);
+      else if (entry.name.endsWith(".md")) files.push(path);
+    }
+  };
+  await walk(join(root, "docs"));
+  return files.sort();
+}
+
+/** Reads a file's text, or `undefined` when it is missing (a directory counts as present). */
+export async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    const info = await Deno.stat(path);
+    return info.isDirectory ? "" : await Deno.readTextFile(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Exports and dependencies nothing uses (see scripts/lib/unused-tree.ts). */

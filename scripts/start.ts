@@ -16,7 +16,6 @@ import { exchangeApiKey } from "../src/auth/api-key-exchange.ts";
 import { fetchAvailableModels } from "../src/catalog/available-models.ts";
 import { createHostWorkspace, type HostWorkspace } from "./start/host-tools.ts";
 import {
-  type CursorCounters,
   describeUsage,
   errorText,
   type Output,
@@ -60,7 +59,7 @@ const command = parseCommandLine({
   ],
   notes: [
     "Against the emulator, prompts with :: directives (::think, ::read, ::shell, ::fault …) " +
-    'script the model; the table is in docs/emulator.md, section "The directive language".',
+    'script the model; the table is in docs/emulator.md, section "Directives".',
   ],
 }, Deno.args.map((arg) => arg === "--tools" ? "--tools=read" : arg));
 
@@ -132,11 +131,9 @@ try {
       transport,
       ...(agentURL ? { agentBaseURL: agentURL } : {}),
       env: emulatorEnvironment(),
-      // The explanation below reads the occupancy shape (and Cursor's counters from raw).
-      usage: "occupancy",
       ...workspaceSetting,
     })
-    : createCursor({ apiKey, transport, usage: "occupancy", ...workspaceSetting });
+    : createCursor({ apiKey, transport, ...workspaceSetting });
   const model = requestedModel ?? (emulator ? "claude-4.5-sonnet" : "auto");
   banner(model, apiBaseURL, agentURL);
   const result = streamText({
@@ -154,11 +151,12 @@ try {
   }
   renderer.finish();
   if (failure !== undefined) await explainFailure(failure, apiBaseURL);
-  // The last step's usage: occupancy is a level, not a sum over the tool steps.
-  const usage = await result.usage;
-  const raw = (await result.providerMetadata)?.cursor?.raw as CursorCounters | undefined;
+  // Request usage (the library default) sums over the steps: the tool steps carry zero.
+  const usage = await result.totalUsage;
+  const contextTokens = (await result.providerMetadata)?.cursor?.contextTokens;
   output.note("\n");
-  for (const line of describeUsage(usage, raw)) output.note(`${line}\n`);
+  const occupancy = typeof contextTokens === "number" ? contextTokens : undefined;
+  for (const line of describeUsage(usage, occupancy)) output.note(`${line}\n`);
   if (emulator && emulator.violations().length > 0) {
     fail(`The emulator recorded protocol violations: ${JSON.stringify(emulator.violations())}`);
   }
@@ -189,7 +187,7 @@ function banner(model: string, apiBaseURL: string, agentURL: string | undefined)
   if (emulator && !prompt.includes("::")) {
     output.note(output.dim(
       'tip: ::directives script the emulator (e.g. "::think hm\\n::text Hi"); ' +
-        'see docs/emulator.md, "The directive language"\n',
+        'see docs/emulator.md, "Directives"\n',
     ));
   }
   output.note("\n");

@@ -2,7 +2,10 @@
  * Proves the packaging: the JSR side publishes cleanly (dry run, no slow types), and
  * the npm build packs, installs into a scratch project, imports on Node and Bun (a turn
  * over each transport), and its types resolve under `tsc --strict` with NodeNext
- * resolution. Each proof counts as a test;
+ * resolution; then one consumer project per AI SDK major (`ai` 6 with the root entry,
+ * `ai` 7 with `/v4`) type-checks under `tsc --strict` with NodeNext and Bundler
+ * resolution and runs `generateText` and `generateObject` against the emulator on Node.
+ * Each proof counts as a test;
  * the closing line is `N passed, N failed`.
  *
  * Usage: `deno run -A scripts/test-package.ts`
@@ -84,9 +87,133 @@ async function proveInstalledPackage(): Promise<void> {
       ["-p", "."],
       scratch,
     );
+    for (const major of consumers()) await proveConsumer(scratch, tarball, major);
   } finally {
     await Deno.remove(scratch, { recursive: true });
   }
+}
+
+/** One AI SDK major and the entry an app of it imports. */
+interface Consumer {
+  readonly major: number;
+  readonly ai: string;
+  readonly entry: string;
+  /** Call options only this major has. */
+  readonly extra: string;
+}
+
+/** The consumers (a function: the top-level awaits above run before any `const` here). */
+function consumers(): readonly Consumer[] {
+  return [
+    { major: 6, ai: "ai@6.0.325", entry: "ai-sdk-provider-cursor", extra: "" },
+    { major: 7, ai: "ai@7.0.173", entry: "ai-sdk-provider-cursor/v4", extra: 'reasoning: "high",' },
+  ];
+}
+
+/** A consumer project of one major: install, both module resolutions, a run on Node. */
+async function proveConsumer(scratch: string, tarball: string, consumer: Consumer): Promise<void> {
+  const dir = `${scratch}/consumer-ai${consumer.major}`;
+  await Deno.mkdir(dir, { recursive: true });
+  await writeConsumerProject(dir, consumer);
+  const installed = await prove(`npm install (ai ${consumer.major} consumer)`, "npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    `../${tarball}`,
+    consumer.ai,
+    "@types/node@20",
+  ], dir);
+  if (!installed) return;
+  for (const resolution of ["nodenext", "bundler"]) {
+    await prove(
+      `ai ${consumer.major} consumer types under tsc --strict (${resolution})`,
+      `${root}/node_modules/.bin/tsc`,
+      ["-p", `tsconfig.${resolution}.json`],
+      dir,
+    );
+  }
+  await prove(
+    `ai ${consumer.major} consumer: generateText and generateObject against the emulator (Node)`,
+    "node",
+    ["run.mjs"],
+    dir,
+  );
+}
+
+async function writeConsumerProject(dir: string, consumer: Consumer): Promise<void> {
+  await Deno.writeTextFile(
+    `${dir}/package.json`,
+    JSON.stringify({ name: `consumer-ai${consumer.major}`, private: true, type: "module" }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/consumer.ts`,
+    [
+      'import { createProviderRegistry, generateText, jsonSchema, Output } from "ai";',
+      `import { createCursor, CursorError, type CursorProviderOptions } from "${consumer.entry}";`,
+      'const cursor = createCursor({ apiKey: "crsr_consumer_key_0123" });',
+      'const options = { sessionId: "chat-1", usage: "request" } satisfies CursorProviderOptions;',
+      "// @ts-expect-error a typo in the provider options does not type-check",
+      'export const typo = { sesionId: "chat-1" } satisfies CursorProviderOptions;',
+      "export const registry = createProviderRegistry({ cursor });",
+      'export const error: CursorError = new CursorError("network", "probe");',
+      "export async function ask(): Promise<string> {",
+      "  const result = await generateText({",
+      '    model: registry.languageModel("cursor:gpt-5"),',
+      '    prompt: "Hi",',
+      `    ${consumer.extra}`,
+      "    providerOptions: { cursor: options },",
+      '    output: Output.object({ schema: jsonSchema<{ a: number }>({ type: "object" }) }),',
+      "  });",
+      "  return String(result.output.a);",
+      "}",
+    ].join("\n"),
+  );
+  const compilerOptions = {
+    strict: true,
+    target: "ES2022",
+    noEmit: true,
+    types: ["node"],
+    skipLibCheck: false,
+  };
+  for (
+    const [name, resolution] of [
+      ["nodenext", { module: "NodeNext", moduleResolution: "NodeNext" }],
+      ["bundler", { module: "ESNext", moduleResolution: "Bundler" }],
+    ] as const
+  ) {
+    await Deno.writeTextFile(
+      `${dir}/tsconfig.${name}.json`,
+      JSON.stringify({
+        compilerOptions: { ...compilerOptions, ...resolution },
+        files: ["consumer.ts"],
+      }),
+    );
+  }
+  await Deno.writeTextFile(
+    `${dir}/run.mjs`,
+    [
+      'import { generateObject, generateText, jsonSchema } from "ai";',
+      `import { createCursor } from "${consumer.entry}";`,
+      'import { startCursorEmulator } from "ai-sdk-provider-cursor/testing";',
+      "const emulator = await startCursorEmulator();",
+      "try {",
+      '  const cursor = createCursor({ apiKey: "crsr_package_smoke_key", apiBaseURL: emulator.url, allowLoopback: true, env: {} });',
+      `  if (cursor("gpt-5").specificationVersion !== "v${
+        consumer.major - 3
+      }") throw new Error("wrong specification version");`,
+      `  const { text } = await generateText({ model: cursor("gpt-5"), prompt: "::text consumer works", ${consumer.extra} maxRetries: 0 });`,
+      '  if (text !== "consumer works") throw new Error(`unexpected answer ${JSON.stringify(text)}`);',
+      '  const schema = jsonSchema({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] });',
+      '  const { object } = await generateObject({ model: cursor("gpt-5"), schema, prompt: "A number", maxRetries: 0 });',
+      "  if (JSON.stringify(object) !== '{\"n\":1}') throw new Error(`unexpected object ${JSON.stringify(object)}`);",
+      '  if (emulator.violations().length > 0) throw new Error("protocol violations");',
+      `  console.log("ai ${consumer.major}:", text, JSON.stringify(object));`,
+      "} finally {",
+      "  await emulator.close();",
+      "}",
+    ].join("\n"),
+  );
 }
 
 async function writeScratchProject(dir: string): Promise<void> {

@@ -3,7 +3,10 @@
 type Json = Record<string, unknown>;
 
 /** Node and Bun load the entry with the Node adapters wired in; other runtimes the web one. */
-const NODE_FLAVOURED: Readonly<Record<string, string>> = { ".": "./node.ts" };
+const NODE_FLAVOURED: Readonly<Record<string, string>> = {
+  ".": "./node.ts",
+  "./v4": "./node-v4.ts",
+};
 
 /**
  * Builds `npm/package.json`.

@@ -123,45 +123,37 @@ export function errorText(error: unknown): string {
   return text.split("\n")[0] ?? text;
 }
 
-/** Cursor's per-request counters as the provider reports them in `raw`. */
-export interface CursorCounters {
-  readonly inputTokens?: number;
-  readonly outputTokens?: number;
-  readonly cacheReadTokens?: number;
-  readonly cacheWriteTokens?: number;
-  readonly reasoningTokens?: number;
-}
-
 /**
- * Usage in words: context occupancy (what the model holds) next to Cursor's request
- * counters (what this request cost).
+ * Usage in words: what this request cost (the AI SDK usage, the library default
+ * `usage: "request"`: Cursor's own counters) next to how much of the context window the
+ * conversation now fills (from Cursor's checkpoint, `providerMetadata.cursor.contextTokens`).
  *
- * @param usage The AI SDK usage (occupancy split as input + 1 output).
- * @param raw Cursor's counters, when it sent them.
+ * @param usage The AI SDK usage of the whole call (all steps).
+ * @param contextTokens The context occupancy, when Cursor sent it.
  * @returns Lines for stderr.
  */
 export function describeUsage(
-  usage: { inputTokens: number | undefined; outputTokens: number | undefined },
-  raw: CursorCounters | undefined,
+  usage: {
+    inputTokens: number | undefined;
+    outputTokens: number | undefined;
+    inputTokenDetails?: {
+      cacheReadTokens?: number | undefined;
+      cacheWriteTokens?: number | undefined;
+    };
+    outputTokenDetails?: { reasoningTokens?: number | undefined };
+  },
+  contextTokens: number | undefined,
 ): string[] {
-  const occupancy = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-  const lines = [
-    occupancy > 0
-      ? `context: the conversation now fills ${occupancy} tokens of the model's context window` +
-        ` (from Cursor's checkpoint; the AI SDK usage shows it as ${usage.inputTokens ?? 0}` +
-        ` input + ${usage.outputTokens ?? 0} output)`
-      : "context: Cursor sent no checkpoint with token details, so the occupancy is unknown",
+  return [
+    `usage (Cursor's counters for this request, summed over its internal model calls): ` +
+    `${usage.inputTokens ?? 0} input (${usage.inputTokenDetails?.cacheReadTokens ?? 0} read from` +
+    ` and ${usage.inputTokenDetails?.cacheWriteTokens ?? 0} written to the prompt cache),` +
+    ` ${usage.outputTokens ?? 0} output (${
+      usage.outputTokenDetails?.reasoningTokens ?? 0
+    } of it reasoning)`,
+    contextTokens === undefined
+      ? "context: Cursor sent no checkpoint with token details, so the occupancy is unknown"
+      : `context: the conversation now fills ${contextTokens} tokens of the model's context window` +
+        ` (from Cursor's checkpoint, in providerMetadata.cursor.contextTokens)`,
   ];
-  if (raw === undefined) {
-    lines.push("cursor counters: none sent for this request");
-    return lines;
-  }
-  lines.push(
-    `cursor counters for this request (summed over its internal model calls): ` +
-      `${raw.inputTokens ?? 0} input, ${raw.outputTokens ?? 0} output` +
-      ` (${raw.reasoningTokens ?? 0} of it reasoning), ${raw.cacheReadTokens ?? 0} read from` +
-      ` and ${raw.cacheWriteTokens ?? 0} written to the prompt cache` +
-      ` (in usage.raw and providerMetadata.cursor.raw)`,
-  );
-  return lines;
 }

@@ -8,6 +8,7 @@ import { startDeadline } from "../core/deadline.ts";
 import { errorFromResponse } from "../transport/http-error.ts";
 import { normalizeApiKey } from "./api-key.ts";
 import { validateCursorOrigin } from "./cursor-origin.ts";
+import { failedReaching } from "../core/network-cause.ts";
 
 /** Tokens returned by Cursor's auth endpoints. */
 export interface CursorTokens {
@@ -59,7 +60,8 @@ export async function exchangeApiKey(
     }));
   } catch (cause) {
     if (cause instanceof CursorError && cause.code === "timeout") throw cause;
-    throw new CursorError("network", "Cannot reach Cursor to exchange the API key", {
+    const where = failedReaching(base, cause);
+    throw new CursorError("network", `The API key exchange ${where}: ${errorText(cause)}`, {
       cause,
       replaySafe: true,
     });
@@ -92,4 +94,8 @@ export function parseTokens(json: unknown, what: string): CursorTokens {
     throw new CursorError("unauthenticated", `${what} returned no access token`);
   }
   return { accessToken: access, refreshToken: refresh };
+}
+
+function errorText(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { networkCause } from "./network-cause.ts";
 
 /** Every code a {@link CursorError} can carry. The set is closed: add here, never ad hoc. */
 export const CURSOR_ERROR_CODES = [
@@ -23,6 +24,7 @@ export const CURSOR_ERROR_CODES = [
   "timeout",
   "interrupted",
   "protocol",
+  "bad_output",
   "canceled",
   "config",
   "process",
@@ -151,7 +153,10 @@ export class CursorError extends Error {
         cause: reason,
       });
     }
-    if (reason instanceof TypeError && /fetch|network|socket|connect/i.test(message)) {
+    if (
+      reason instanceof TypeError &&
+      (/fetch|network|socket|connect/i.test(message) || networkCause(reason) !== undefined)
+    ) {
       return new CursorError("network", `Network failure: ${message}`, { cause: reason });
     }
     return new CursorError("internal", `Unexpected failure: ${message}`, { cause: reason });

@@ -26,6 +26,10 @@ export type FoundCredentials =
 const LOGIN_FIX = "opencode auth login (choose Cursor), or export CURSOR_API_KEY=crsr_… " +
   "with a key from cursor.com/settings";
 
+/** The sign-in fix without OpenCode: the variable (or the setting) a plain app reads. */
+const KEY_FIX = "export CURSOR_API_KEY=crsr_… with a key from cursor.com/settings " +
+  "(or pass apiKey to createCursor())";
+
 /**
  * Finds the credentials the provider would use.
  *
@@ -80,6 +84,8 @@ export interface ExchangeTarget {
   readonly apiBaseURL: string;
   /** Whether a plain-http loopback origin is allowed (a local emulator). */
   readonly allowLoopback: boolean;
+  /** An OpenCode set-up is present (its config or auth file): fixes may name OpenCode. */
+  readonly openCode?: boolean | undefined;
 }
 
 /**
@@ -96,6 +102,7 @@ export async function checkCredentials(
   target: ExchangeTarget,
 ): Promise<CredentialCheck> {
   const title = "Credentials";
+  const login = target.openCode === false ? KEY_FIX : LOGIN_FIX;
   if (found.kind === "none") {
     return {
       results: [result(
@@ -103,8 +110,10 @@ export async function checkCredentials(
         title,
         "fail",
         "No Cursor credentials found " +
-          `(CURSOR_API_KEY is unset and ${probes.paths.authFile} has no "cursor" entry)`,
-        LOGIN_FIX,
+          (target.openCode === false
+            ? "(CURSOR_API_KEY is unset)"
+            : `(CURSOR_API_KEY is unset and ${probes.paths.authFile} has no "cursor" entry)`),
+        login,
       )],
       accessToken: undefined,
     };
@@ -144,7 +153,9 @@ async function apiKeyChecks(
           "API key",
           "fail",
           "The API key does not look like a Cursor key (crsr_ followed by at least 8 characters)",
-          `create a key at cursor.com/settings, then ${LOGIN_FIX}`,
+          `create a key at cursor.com/settings, then ${
+            target.openCode === false ? KEY_FIX : LOGIN_FIX
+          }`,
         ),
       ],
       accessToken: undefined,
@@ -174,7 +185,9 @@ async function apiKeyChecks(
       "fail",
       `${rejected ? "Cursor rejected the API key" : messageOf(error)} (${apiBaseURL})`,
       rejected
-        ? `create a new key at cursor.com/settings, then ${LOGIN_FIX}`
+        ? `create a new key at cursor.com/settings, then ${
+          target.openCode === false ? KEY_FIX : LOGIN_FIX
+        }`
         : "check the network (see the hosts checks below), then run doctor again",
     );
     return { results: [present, decodable, live], accessToken: undefined };

@@ -5,7 +5,13 @@
  * @module
  */
 import { checkCredentials, findCredentials } from "./credentials.ts";
-import type { CheckResult, CheckStatus, DoctorProbes, DoctorReport } from "./doctor-types.ts";
+import {
+  type CheckResult,
+  type CheckStatus,
+  type DoctorProbes,
+  type DoctorReport,
+  result,
+} from "./doctor-types.ts";
 import { checkHosts, clientVersionCheck } from "./hosts.ts";
 import { checkCursorAgent, checkDebugLog } from "./local-tools.ts";
 import { checkModelCache, checkModelList } from "./models.ts";
@@ -41,22 +47,37 @@ import { checkOpenCodeConfig, providerTarget, readOpenCodeConfigs } from "./open
 export async function runDoctor(probes: DoctorProbes): Promise<DoctorReport> {
   const configs = await readOpenCodeConfigs(probes);
   const target = providerTarget(probes.env, configs);
+  // Without an OpenCode config or login, OpenCode's checks and advice do not apply.
+  const openCode = configs.length > 0 || await probes.exists(probes.paths.authFile);
   const credentials = await checkCredentials(
     probes,
     await findCredentials(probes),
-    target,
+    { ...target, openCode },
   );
   const checks: CheckResult[] = [
     ...credentials.results,
     ...await checkHosts(probes, target, credentials.accessToken),
     clientVersionCheck(probes.env),
     await checkModelList(probes, target.apiBaseURL, credentials.accessToken),
-    await checkModelCache(probes),
-    ...await checkOpenCodeConfig(probes, configs),
+    ...(openCode
+      ? [await checkModelCache(probes), ...await checkOpenCodeConfig(probes, configs)]
+      : [noOpenCode(probes)]),
     checkDebugLog(probes),
     ...await checkCursorAgent(probes),
   ];
   return { ok: !checks.some((check) => check.status === "fail"), checks };
+}
+
+/** The one line that stands for OpenCode's checks when there is no OpenCode set-up. */
+function noOpenCode(probes: DoctorProbes): CheckResult {
+  return result(
+    "opencode.setup",
+    "OpenCode",
+    "skip",
+    `No OpenCode set-up found (no config at ${
+      probes.paths.openCodeConfigs.join(", ") || "the usual places"
+    }, no ${probes.paths.authFile}); the OpenCode checks do not apply`,
+  );
 }
 
 const LABELS: Readonly<Record<CheckStatus, string>> = {

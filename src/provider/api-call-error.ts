@@ -17,11 +17,15 @@ export interface ApiCallContext {
   readonly url: string;
   /** A summary of the request (never prompts with secrets, never tokens). */
   readonly requestBodyValues?: unknown;
+  /** How to sign in where the provider runs (for `unauthenticated`). */
+  readonly signInAdvice?: string | undefined;
 }
 
+/** The sign-in advice when the entry gives none: the settings every runtime has. */
+export const DEFAULT_SIGN_IN_ADVICE =
+  "Sign in to Cursor again: pass apiKey (an API key from cursor.com/settings) or accessToken to createCursor()";
+
 const ADVICE: Partial<Record<CursorError["code"], string>> = {
-  unauthenticated:
-    "Sign in to Cursor again: run `opencode auth login` and choose Cursor, or set a valid CURSOR_API_KEY",
   permission_denied:
     "Your Cursor account is not allowed to do this; check your plan or team settings",
   usage_limit:
@@ -183,7 +187,9 @@ function isConverted(reason: unknown): reason is Error {
  */
 export function toApiCallError(reason: unknown, context: ApiCallContext): APICallError {
   const error = CursorError.from(reason);
-  const advice = ADVICE[error.code];
+  const advice = error.code === "unauthenticated"
+    ? context.signInAdvice ?? DEFAULT_SIGN_IN_ADVICE
+    : ADVICE[error.code];
   const message = redactSecrets(
     error.retryable ? withAdvice(error.message, advice) : finalMessage(error, advice),
   );

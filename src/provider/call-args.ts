@@ -12,6 +12,8 @@ import type {
   LanguageModelV3ProviderTool,
   SharedV3Warning,
 } from "@ai-sdk/provider";
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider-v4";
+import { type CursorCallOptions, parseCursorOptions } from "./cursor-options.ts";
 
 /** What a backend can take from a call, for the warnings of what it cannot. */
 export interface BackendCapabilities {
@@ -22,7 +24,24 @@ export interface BackendCapabilities {
    * conversion, which warns itself) or `none` (every file is replaced by a placeholder).
    */
   readonly files: "images" | "none";
+  /** The `providerOptions` key this provider reads besides `cursor` (its registered name). */
+  readonly optionsKey?: string;
+  /** The backend maps the `reasoning` option to a model variant (else it is a warning). */
+  readonly reasoningVariants?: boolean;
+  /** The backend emits `raw` parts for `includeRawChunks` (else it is a warning). */
+  readonly rawChunks?: boolean;
 }
+
+/** How much the model should reason (the AI SDK 7 `reasoning` call option). */
+export type ReasoningLevel = NonNullable<LanguageModelV4CallOptions["reasoning"]>;
+
+/**
+ * One call as the provider takes it: the AI SDK 6 call options, plus the AI SDK 7
+ * `reasoning` option (the AI SDK 7 model converts its options to this).
+ */
+export type CursorCallInput = LanguageModelV3CallOptions & {
+  readonly reasoning?: ReasoningLevel | undefined;
+};
 
 /** One call, as every backend receives it. */
 export interface CallArgs {
@@ -30,8 +49,12 @@ export interface CallArgs {
   readonly modelId: string;
   /** The AI SDK's call options, unchanged. */
   readonly options: LanguageModelV3CallOptions;
+  /** The `reasoning` option (AI SDK 7), when one other than `provider-default` was given. */
+  readonly reasoning: Exclude<ReasoningLevel, "provider-default"> | undefined;
   /** The host tools the backend may hand calls to (empty for `toolChoice: "none"`). */
   readonly tools: readonly (LanguageModelV3FunctionTool | LanguageModelV3ProviderTool)[];
+  /** `providerOptions.cursor`, checked. */
+  readonly cursorOptions: CursorCallOptions;
   /** Warnings for the options that cannot be honoured. */
   readonly warnings: readonly SharedV3Warning[];
 }
@@ -54,6 +77,7 @@ const SAMPLING_OPTIONS = [
  * @param options The AI SDK's call options.
  * @param capabilities What the backend can take.
  * @returns The call arguments with their warnings.
+ * @throws {CursorError} `invalid_argument` for malformed `providerOptions.cursor`.
  *
  * @example
  * ```ts
@@ -68,14 +92,25 @@ const SAMPLING_OPTIONS = [
  */
 export function buildCallArgs(
   modelId: string,
-  options: LanguageModelV3CallOptions,
+  input: CursorCallInput,
   capabilities: BackendCapabilities,
 ): CallArgs {
+  const { reasoning: level, ...options } = input;
+  const parsed = parseCursorOptions(options.providerOptions, capabilities.optionsKey ?? "cursor");
+  const reasoning = level === "provider-default" ? undefined : level;
+  const reasoningWarnings: SharedV3Warning[] =
+    reasoning === undefined || capabilities.reasoningVariants ? [] : [{
+      type: "unsupported",
+      feature: "reasoning",
+      details: `${capabilities.label} has no reasoning setting; the model reasons as configured`,
+    }];
   return {
     modelId,
     options,
+    reasoning,
     tools: options.toolChoice?.type === "none" ? [] : options.tools ?? [],
-    warnings: callWarnings(options, capabilities),
+    cursorOptions: parsed.options,
+    warnings: [...callWarnings(options, capabilities), ...parsed.warnings, ...reasoningWarnings],
   };
 }
 
@@ -96,9 +131,10 @@ function callWarnings(
   }
   if (options.responseFormat?.type === "json") {
     warnings.push({
-      type: "unsupported",
+      type: "compatibility",
       feature: "responseFormat",
-      details: `${label} cannot enforce JSON output; ask for JSON in the prompt`,
+      details:
+        `${label} cannot enforce JSON output: the schema goes to the model as an instruction and the answer is checked against it`,
     });
   }
   const choice = options.toolChoice?.type;
@@ -118,6 +154,20 @@ function callWarnings(
       });
     }
   }
+  if (options.includeRawChunks === true && capabilities.rawChunks !== true) {
+    warnings.push({
+      type: "unsupported",
+      feature: "includeRawChunks",
+      details: `${label} streams protobuf frames; no raw chunks are emitted`,
+    });
+  }
+  if (promptHasApprovalResponses(options)) {
+    warnings.push({
+      type: "unsupported",
+      feature: "tool-approval-response parts",
+      details: `ignored: ${label} never asks for tool approval`,
+    });
+  }
   if (capabilities.files === "none" && promptHasFiles(options)) {
     warnings.push({
       type: "unsupported",
@@ -126,6 +176,13 @@ function callWarnings(
     });
   }
   return warnings;
+}
+
+function promptHasApprovalResponses(options: LanguageModelV3CallOptions): boolean {
+  return options.prompt.some((message) =>
+    message.role === "tool" &&
+    message.content.some((part) => part.type === "tool-approval-response")
+  );
 }
 
 function promptHasFiles(options: LanguageModelV3CallOptions): boolean {

@@ -13,6 +13,8 @@ import type { TurnBackend } from "./turn-backend.ts";
 import { DirectBackend } from "./direct/direct-backend.ts";
 import { CliBackend } from "./cli/cli-backend.ts";
 import { type ProviderAdapters, resolveProviderConfig } from "./provider-config.ts";
+import { checkProviderSettings } from "./settings-check.ts";
+import { DEFAULT_SIGN_IN_ADVICE } from "./api-call-error.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProvider extends ProviderV3 {
@@ -35,7 +37,7 @@ export function createCursorProvider(
   settings: CursorProviderSettings = {},
   adapters: ProviderAdapters = {},
 ): CursorProvider {
-  const backend = createBackend(settings, adapters);
+  const backend = createTurnBackend(settings, adapters);
   const languageModel = (modelId: string): LanguageModelV3 =>
     new CursorLanguageModel(modelId, backend);
   const provider = Object.assign((modelId: string) => languageModel(modelId), {
@@ -59,8 +61,20 @@ export function createCursorProvider(
   return provider;
 }
 
-/** The backend the settings ask for; one per provider, shared by all its models. */
-function createBackend(settings: CursorProviderSettings, adapters: ProviderAdapters): TurnBackend {
+/**
+ * The backend the settings ask for, after checking the settings; one per provider,
+ * shared by all its models (of either AI SDK major).
+ *
+ * @param settings The user's settings.
+ * @param adapters Runtime pieces supplied by the platform entry.
+ * @returns The backend.
+ * @throws {CursorError} `config` for invalid settings.
+ */
+export function createTurnBackend(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+): TurnBackend {
+  checkProviderSettings(settings);
   switch (settings.backend) {
     case undefined:
     case "direct":
@@ -97,5 +111,6 @@ function cliBackend(settings: CursorProviderSettings, adapters: ProviderAdapters
     logger: settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
     clock: settings.now ?? Date.now,
     providerName: settings.name ?? "cursor",
+    signInAdvice: settings.signInAdvice ?? adapters.signInAdvice ?? DEFAULT_SIGN_IN_ADVICE,
   });
 }

@@ -80,6 +80,12 @@ export interface CursorProviderSettings {
   readonly now?: (() => number) | undefined;
   /** Id generator (UUIDs); default `crypto.randomUUID`. */
   readonly generateId?: (() => string) | undefined;
+  /**
+   * The sentence errors for missing or refused credentials end with, saying how to sign
+   * in where the provider runs. Default: the entry's own (the Node entry names
+   * `CURSOR_API_KEY`; the OpenCode plugin sets its login command).
+   */
+  readonly signInAdvice?: string | undefined;
   /** Host-provided name of this provider instance (OpenCode passes the provider id). */
   readonly name?: string | undefined;
   /**

@@ -9,15 +9,19 @@
  */
 import type {
   LanguageModelV3,
-  LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { type ApiCallContext, toProviderError } from "./api-call-error.ts";
-import { buildCallArgs, type CallArgs } from "./call-args.ts";
+import { buildCallArgs, type CallArgs, type CursorCallInput } from "./call-args.ts";
 import { foldStreamResult } from "./generate-fold.ts";
+import {
+  structuredOutputOf,
+  structuredOutputStream,
+  withStructuredOutputInstruction,
+} from "./structured-output.ts";
 import type { BackendTurn, TurnBackend } from "./turn-backend.ts";
 
 /**
@@ -61,21 +65,28 @@ export class CursorLanguageModel implements LanguageModelV3 {
   /**
    * Streams one turn.
    *
-   * @param options The AI SDK call options.
+   * @param options The AI SDK call options (AI SDK 7's `reasoning` option included).
    * @returns The stream of parts, starting with `stream-start`.
    * @throws {APICallError} when the turn fails before anything was streamed.
    * @throws An `AbortError` when the call was aborted before anything was streamed.
    */
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  async doStream(options: CursorCallInput): Promise<LanguageModelV3StreamResult> {
     const context = this.#backend.errorContext(this.modelId);
     const convert = boundary(this.#backend, context, options.abortSignal);
     let call: CallArgs;
     let turn: BackendTurn;
+    const structured = structuredOutputOf(options);
     try {
-      call = buildCallArgs(this.modelId, options, this.#backend.capabilities);
+      const input = structured === undefined
+        ? options
+        : { ...options, prompt: withStructuredOutputInstruction(options.prompt, structured) };
+      call = buildCallArgs(this.modelId, input, this.#backend.capabilities);
       turn = await this.#backend.stream(call);
     } catch (error) {
       throw convert(error);
+    }
+    if (structured !== undefined) {
+      turn = { ...turn, stream: structuredOutputStream(turn.stream, structured) };
     }
     const streamBoundary = boundary(this.#backend, {
       ...context,
@@ -96,7 +107,7 @@ export class CursorLanguageModel implements LanguageModelV3 {
    * @returns The content, usage, finish reason and response metadata.
    * @throws {APICallError} when the turn fails; an `AbortError` when it was aborted.
    */
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+  async doGenerate(options: CursorCallInput): Promise<LanguageModelV3GenerateResult> {
     const result = await this.doStream(options);
     try {
       return await foldStreamResult(result);
@@ -106,6 +117,25 @@ export class CursorLanguageModel implements LanguageModelV3 {
       );
     }
   }
+}
+
+/**
+ * Converts an error of a call that failed before its stream started, as every call's
+ * error boundary does (for the AI SDK 7 model's own option conversion).
+ *
+ * @param backend The model's backend.
+ * @param modelId The host-facing model id.
+ * @param error What failed.
+ * @param signal The call's abort signal.
+ * @returns The error to throw.
+ */
+export function callError(
+  backend: TurnBackend,
+  modelId: string,
+  error: unknown,
+  signal: AbortSignal | undefined,
+): Error {
+  return boundary(backend, backend.errorContext(modelId), signal)(error);
 }
 
 /** The error boundary of one call: what failed becomes what the AI SDK expects. */

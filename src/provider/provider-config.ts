@@ -43,6 +43,7 @@ import { createRetryLedger, type RetryLedger } from "../session/retry-budget.ts"
 import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "./cursor-settings.ts";
 import type { ImageStaging } from "./direct/tools/image-save.ts";
+import { DEFAULT_SIGN_IN_ADVICE } from "./api-call-error.ts";
 
 /** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
 export interface ProviderAdapters {
@@ -68,12 +69,16 @@ export interface ProviderAdapters {
   readonly snapshotStore?: () => ConversationSnapshotStore;
   /** Where Cursor-generated images wait for the host's save tool (files on the Node entry). */
   readonly imageStaging?: () => ImageStaging;
+  /** How errors for missing or refused credentials say to sign in on this entry. */
+  readonly signInAdvice?: string;
 }
 
 /** The resolved provider configuration. */
 export interface ProviderConfig {
   readonly providerName: string;
   readonly apiBaseURL: string;
+  /** How errors for missing or refused credentials say to sign in. */
+  readonly signInAdvice: string;
   readonly fetch: typeof fetch;
   readonly logger: DebugLogger;
   /** Removes every credential this provider sent from log lines and error chains. */
@@ -165,6 +170,7 @@ export function resolveProviderConfig(
   return {
     providerName: settings.name ?? "cursor",
     apiBaseURL,
+    signInAdvice: settings.signInAdvice ?? adapters.signInAdvice ?? DEFAULT_SIGN_IN_ADVICE,
     fetch: fetchImpl,
     logger,
     redactor,

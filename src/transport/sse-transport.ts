@@ -10,6 +10,7 @@
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import { CursorError } from "../core/cursor-error.ts";
+import { failedReaching } from "../core/network-cause.ts";
 import { startDeadline } from "../core/deadline.ts";
 import { BidiRequestIdSchema } from "../gen/aiserver/v1/bidi_pb.ts";
 import { BIDI_APPEND_STEP_BYTES, encodeBidiAppendInSteps } from "../protocol/bidi-append.ts";
@@ -120,7 +121,7 @@ function openSseRun(
         });
       });
     },
-    frames: readRunFrames(response, options, () => state.failure),
+    frames: readRunFrames(response, { ...options, url: run.agentBaseURL }, () => state.failure),
     close() {
       state.closed = true;
       controller.abort(new CursorError("canceled", "Run closed by the client"));
@@ -148,14 +149,14 @@ async function encodeAppendBody(
 
 async function* readRunFrames(
   responsePromise: Promise<Response>,
-  options: SseTransportOptions,
+  options: SseTransportOptions & { readonly url: string },
   failure: () => CursorError | undefined,
 ): AsyncGenerator<Frame, void, undefined> {
   let response: Response;
   try {
     response = await responsePromise;
   } catch (cause) {
-    throw failure() ?? networkFailure(cause, "RunSSE");
+    throw failure() ?? networkFailure(cause, "RunSSE", options.url);
   }
   if (response.status !== 200) throw await errorFromResponse(response, "AgentService/RunSSE");
   if (!response.body) throw new CursorError("protocol", "RunSSE answered without a body");
@@ -173,7 +174,8 @@ async function* readRunFrames(
       yield frame;
     }
   } catch (cause) {
-    throw failure() ?? (cause instanceof CursorError ? cause : networkFailure(cause, "RunSSE"));
+    throw failure() ??
+      (cause instanceof CursorError ? cause : networkFailure(cause, "RunSSE", options.url));
   }
   if (frames === 0) {
     throw new CursorError(
@@ -242,7 +244,7 @@ async function append(
         signal: deadline.signal,
       }));
     } catch (cause) {
-      throw networkFailure(cause, "BidiAppend");
+      throw networkFailure(cause, "BidiAppend", url);
     }
     if (response.status !== 200) throw await errorFromResponse(response, "BidiService/BidiAppend");
     await response.body?.cancel().catch(() => {});
@@ -279,11 +281,11 @@ function appendLegHeaders(headers: Record<string, string>): Record<string, strin
   return out;
 }
 
-function networkFailure(cause: unknown, leg: string): CursorError {
+function networkFailure(cause: unknown, leg: string, url: string): CursorError {
   const error = CursorError.from(cause);
   if (error.code === "canceled" || error.code === "timeout") return error;
   // A write may have reached the server before it failed: never replay-safe.
-  return new CursorError("network", `${leg} failed: ${error.message}`, {
+  return new CursorError("network", `${leg} ${failedReaching(url, cause)}: ${error.message}`, {
     retryable: true,
     replaySafe: false,
     cause,

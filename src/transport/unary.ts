@@ -5,6 +5,7 @@
  */
 import { CursorError } from "../core/cursor-error.ts";
 import { startDeadline } from "../core/deadline.ts";
+import { failedReaching } from "../core/network-cause.ts";
 import { errorFromResponse } from "./http-error.ts";
 
 /** A unary call. */
@@ -70,10 +71,14 @@ async function send(call: UnaryCall, contentType: string, body: BodyInit): Promi
 }
 
 function timeoutError(url: string, timeoutMs: number): CursorError {
-  return new CursorError("timeout", `${rpcName(url)} did not answer within ${timeoutMs} ms`, {
-    retryable: true,
-    replaySafe: true,
-  });
+  return new CursorError(
+    "timeout",
+    `${rpcName(url)} did not answer within ${timeoutMs} ms (host ${hostOf(url)})`,
+    {
+      retryable: true,
+      replaySafe: true,
+    },
+  );
 }
 
 async function readBody(response: Response, url: string): Promise<ArrayBuffer> {
@@ -89,19 +94,35 @@ function failure(cause: unknown, url: string, timeoutMs: number): CursorError {
   if (
     error.code === "timeout" || (error.code === "canceled" && timeoutMs > 0 && isTimeout(cause))
   ) {
-    return new CursorError("timeout", `${rpcName(url)} did not answer within ${timeoutMs} ms`, {
-      retryable: true,
-      replaySafe: true,
-      cause,
-    });
+    return new CursorError(
+      "timeout",
+      `${rpcName(url)} did not answer within ${timeoutMs} ms (host ${hostOf(url)})`,
+      {
+        retryable: true,
+        replaySafe: true,
+        cause,
+      },
+    );
   }
   if (error.code === "network") {
-    return new CursorError("network", `${rpcName(url)} failed: ${error.message}`, {
-      replaySafe: true,
-      cause,
-    });
+    return new CursorError(
+      "network",
+      `${rpcName(url)} ${failedReaching(url, cause)}: ${error.message}`,
+      {
+        replaySafe: true,
+        cause,
+      },
+    );
   }
   return error;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 function isTimeout(cause: unknown): boolean {

@@ -24,6 +24,7 @@ export const SHARED_PROVIDER_FOLDERS: readonly string[] = ["tools"];
 export const PACKAGE_FLOORS: Readonly<Record<string, number>> = {
   "@bufbuild/protobuf": LAYER_RANKS["src/protocol"] ?? 1,
   "@ai-sdk/provider": LAYER_RANKS["src/provider"] ?? 4,
+  "@ai-sdk/provider-v4": LAYER_RANKS["src/provider"] ?? 4,
 };
 
 /**

@@ -159,6 +159,34 @@ describe("doctor against the emulator", () => {
     assert.match(find(report, "models.live").detail, /gpt-5/);
   });
 
+  it("skips the OpenCode checks and advice when there is no OpenCode set-up", async () => {
+    const setup = await machine();
+    await rm(setup.files.config);
+    await rm(setup.files.auth);
+    const plain = {
+      ...setup.env,
+      CURSOR_API_KEY: "crsr_doctor_test_key",
+      CURSOR_API_BASE_URL: emulator.url,
+      CURSOR_ALLOW_LOOPBACK: "1",
+    };
+    const report = await runDoctor(probesFor({ ...setup, env: plain }));
+    assert.equal(find(report, "opencode.setup").status, "skip");
+    const ids = report.checks.map((check) => check.id);
+    assert.ok(!ids.some((id) => id.startsWith("opencode.") && id !== "opencode.setup"), ids.join());
+    assert.ok(!ids.includes("models.cache"), ids.join());
+    assert.equal(find(report, "credentials.live").status, "ok");
+    assert.deepEqual(failures(report), []);
+    const { CURSOR_API_KEY: _key, ...keyless } = plain;
+    const missing = await runDoctor(probesFor({ ...setup, env: keyless }));
+    const check = find(missing, "credentials.present");
+    assert.equal(check.status, "fail");
+    assert.match(
+      check.fix ?? "",
+      /^export CURSOR_API_KEY=crsr_… .*\(or pass apiKey to createCursor\(\)\)$/,
+    );
+    assert.doesNotMatch(JSON.stringify(missing), /opencode auth/i);
+  });
+
   it("names missing credentials with the command that fixes them", async () => {
     const setup = await machine();
     await rm(setup.files.auth);

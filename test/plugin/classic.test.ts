@@ -57,6 +57,7 @@ describe("classic plugin: config", () => {
       const block = config.provider?.cursor;
       assert.equal(block?.name, "Cursor Integration");
       assert.equal(block?.npm, PROVIDER_ENTRY);
+      assert.match(String(block?.options?.signInAdvice), /opencode auth login/);
       assert.deepEqual(Object.keys(block?.models ?? {}), ["composer-1"]);
       assert.deepEqual(harness.requests, [], "a fresh cache needs no network");
       assert.ok(

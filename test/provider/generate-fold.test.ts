@@ -151,7 +151,7 @@ describe("call arguments", () => {
     const direct = buildCallArgs("gpt-5", options, { label: "Cursor's agent", files: "images" });
     const cli = buildCallArgs("auto", options, { label: "cursor-agent", files: "none" });
     const features = (call: typeof direct) =>
-      call.warnings.map((warning) => warning.type === "unsupported" ? warning.feature : "");
+      call.warnings.map((warning) => "feature" in warning ? warning.feature : "");
     assert.deepEqual(features(direct), [
       "temperature",
       "maxOutputTokens",

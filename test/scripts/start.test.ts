@@ -41,15 +41,14 @@ function normalise(text: string): string {
   return text
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
     .replace(/\/[^\s"]*cursor-start-[A-Za-z0-9]+/g, "<workspace>")
-    .replace(/^(context|cursor counters).*$/gm, (line) => line.replace(/\d+/g, "N"));
+    .replace(/^(context|usage).*$/gm, (line) => line.replace(/\d+/g, "N"));
 }
 
 const USAGE_LINES = [
+  "usage (Cursor's counters for this request, summed over its internal model calls): N input " +
+  "(N read from and N written to the prompt cache), N output (N of it reasoning)",
   "context: the conversation now fills N tokens of the model's context window (from Cursor's " +
-  "checkpoint; the AI SDK usage shows it as N input + N output)",
-  "cursor counters for this request (summed over its internal model calls): N input, N output " +
-  "(N of it reasoning), N read from and N written to the prompt cache (in usage.raw and " +
-  "providerMetadata.cursor.raw)",
+  "checkpoint, in providerMetadata.cursor.contextTokens)",
 ];
 
 describe("npm start", () => {

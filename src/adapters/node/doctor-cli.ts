@@ -21,13 +21,21 @@ export const DOCTOR_COMMAND: CommandSpec = {
   options: { json: { type: "boolean", description: "print the report as JSON" } },
   examples: [
     ["npx ai-sdk-provider-cursor doctor", "check this machine"],
-    ["npm run doctor -- --json", "the same, as JSON (from a checkout)"],
+    [
+      "npm run -s doctor -- --json",
+      "the same, as JSON (from a checkout; -s keeps npm's banner off stdout)",
+    ],
     ["CURSOR_API_KEY=crsr_… npx ai-sdk-provider-cursor doctor", "check an API key"],
   ],
   notes: [
     "Exit status: 0 when nothing failed (warnings allowed), 1 otherwise, 2 for a usage error.",
   ],
 };
+
+/** Whether npm ran this command as a script without `-s` (it then prints a banner on stdout). */
+function npmBannerBefore(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.npm_lifecycle_event !== undefined && env.npm_config_loglevel !== "silent";
+}
 
 /** Where the command writes. */
 export interface DoctorCliIo {
@@ -61,6 +69,13 @@ export async function runDoctorCli(
     return 2;
   }
   const report = await runDoctor(createNodeDoctorProbes(options));
+  const env = options.env ?? process.env;
+  if (command.values.json && npmBannerBefore(env)) {
+    io.stderr(
+      "note: npm printed its banner on stdout before this JSON; `npm run -s doctor -- --json` " +
+        "prints the JSON alone\n",
+    );
+  }
   io.stdout(`${command.values.json ? formatDoctorJson(report) : formatDoctorText(report)}\n`);
   return report.ok ? 0 : 1;
 }

@@ -147,6 +147,8 @@ export interface CliBackendConfig extends Omit<CliBackendSettings, "binaryPath" 
   readonly clock?: () => number;
   /** The provider's name, the first part of the provider id (`cursor.cli`). Default `cursor`. */
   readonly providerName?: string;
+  /** How errors for missing or refused credentials say to sign in (the host's own way). */
+  readonly signInAdvice?: string | undefined;
 }
 
 /**
@@ -191,7 +193,11 @@ export function createCliLanguageModel(modelId: string, config: CliBackendConfig
 }
 
 /** What the CLI takes from a call: no attachments. */
-const CAPABILITIES: BackendCapabilities = { label: "cursor-agent", files: "none" };
+const CAPABILITIES: BackendCapabilities = {
+  label: "cursor-agent",
+  files: "none",
+  rawChunks: true,
+};
 
 /**
  * The CLI backend of one provider; every model of the provider shares it (and its
@@ -215,7 +221,7 @@ export class CliBackend implements TurnBackend {
   /** This is the CLI backend. */
   readonly name = "cli";
   /** What it can take from a call. */
-  readonly capabilities: BackendCapabilities = CAPABILITIES;
+  readonly capabilities: BackendCapabilities;
   readonly #config: CliBackendConfig;
   readonly #persistence: ResumePersistence | undefined;
   readonly #redactor: CredentialRedactor = createCredentialRedactor();
@@ -226,6 +232,7 @@ export class CliBackend implements TurnBackend {
    */
   constructor(config: CliBackendConfig) {
     this.#config = config;
+    this.capabilities = { ...CAPABILITIES, optionsKey: config.providerName ?? "cursor" };
     this.#redactor.remember(config.apiKey);
     this.#logger = redactingLogger(config.logger ?? silentLogger, this.#redactor);
     this.#persistence = config.resumeFile === undefined ? undefined : createResumePersistence(
@@ -251,6 +258,9 @@ export class CliBackend implements TurnBackend {
     return {
       url: `cursor-agent:${modelId}`,
       requestBodyValues: { model: modelId, workspace: this.#defaultWorkspace() },
+      ...(this.#config.signInAdvice === undefined
+        ? {}
+        : { signInAdvice: this.#config.signInAdvice }),
     };
   }
 

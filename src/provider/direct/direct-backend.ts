@@ -21,7 +21,8 @@ import { shortHash } from "./debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { ImageGate } from "./image-gate.ts";
 import { trailingToolResults } from "./history.ts";
-import { readCursorOptions, selectModel } from "./model-options.ts";
+import { readCursorOptions } from "./model-options.ts";
+import { selectCallModel } from "./reasoning-selection.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { isCompactionCall, markCompaction } from "./compaction.ts";
 import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
@@ -41,7 +42,11 @@ import type { SessionRules } from "./interactions/session-rules.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
-const CAPABILITIES: BackendCapabilities = { label: "Cursor's agent", files: "images" };
+const CAPABILITIES: BackendCapabilities = {
+  label: "Cursor's agent",
+  files: "images",
+  reasoningVariants: true,
+};
 
 /**
  * The direct backend of one provider; every model of the provider shares it.
@@ -61,7 +66,7 @@ export class DirectBackend implements TurnBackend {
   /** This is the direct backend. */
   readonly name = "direct";
   /** What it can take from a call. */
-  readonly capabilities: BackendCapabilities = CAPABILITIES;
+  readonly capabilities: BackendCapabilities;
   readonly #config: ProviderConfig;
   readonly #images: ImageGate;
 
@@ -70,6 +75,7 @@ export class DirectBackend implements TurnBackend {
    */
   constructor(config: ProviderConfig) {
     this.#config = config;
+    this.capabilities = { ...CAPABILITIES, optionsKey: config.providerName };
     this.#images = new ImageGate(config);
   }
 
@@ -88,6 +94,7 @@ export class DirectBackend implements TurnBackend {
     return {
       url: `${this.#config.apiBaseURL}/agent.v1.AgentService/RunSSE`,
       requestBodyValues: { model: modelId },
+      signInAdvice: this.#config.signInAdvice,
     };
   }
 
@@ -143,7 +150,10 @@ export class DirectBackend implements TurnBackend {
     const config = this.#config;
     config.conversations.sweep();
     const cursorOptions = readCursorOptions(options.providerOptions, config.providerName);
-    const selection = selectModel(call.modelId, cursorOptions);
+    const selection = await selectCallModel(
+      { call, cursorOptions, catalogue: (signal) => this.#images.catalogue(signal) },
+      warnings,
+    );
     const tools = classifyHostTools(call.tools);
     const converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.
@@ -183,7 +193,7 @@ export class DirectBackend implements TurnBackend {
       key,
       selection,
       converted,
-      models: () => this.#images.models(options.abortSignal),
+      models: () => this.#images.catalogue(options.abortSignal),
     });
     const plan = planTurn({
       catalogueWindow,

@@ -12,7 +12,10 @@ import { assertImagesAccepted } from "../../catalog/image-capability.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 
-/** The catalogue lookup behind the image check, read at most once while it succeeds. */
+/**
+ * The catalogue lookup behind the image check and the `reasoning` option's variant,
+ * read at most once while it succeeds.
+ */
 export class ImageGate {
   readonly #config: ProviderConfig;
   #catalog: Promise<readonly CatalogModel[] | undefined> | undefined;
@@ -31,17 +34,18 @@ export class ImageGate {
    */
   async check(modelId: string, imageCount: number, signal?: AbortSignal): Promise<void> {
     if (imageCount === 0) return;
-    const models = await this.models(signal);
+    const models = await this.catalogue(signal);
     if (models !== undefined) assertImagesAccepted(models, modelId, imageCount);
   }
 
   /**
-   * The catalogue, read once and shared (also for a first Run's context window).
+   * The catalogue, read once and shared (also for reasoning levels and a first Run's
+   * context window); read again after a failure.
    *
    * @param signal The call's abort signal.
-   * @returns The models, or `undefined` when the catalogue cannot be read (read again next time).
+   * @returns The models, or `undefined` when the catalogue cannot be read.
    */
-  models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
+  catalogue(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
     const config = this.#config;
     this.#catalog ??= (async () => {
       try {

@@ -16,6 +16,7 @@ export interface PermissionRule {
   readonly permission: string;
   /** The pattern it covers (a path or command wildcard; `*` covers all). */
   readonly pattern: string;
+  /** What the rule does with a matching request. */
   readonly action: "allow" | "deny" | "ask";
 }
 

@@ -13,6 +13,7 @@ import { parseDirectives } from "./directive-plan.ts";
 import { readRebuiltTurn } from "./continuation.ts";
 import { clip } from "../observe/log.ts";
 import { newestUserText } from "../../directives/directive-language.ts";
+import { requestedSchema, sampleForSchema } from "./schema-answer.ts";
 
 /**
  * One message of the rebuilt conversation.
@@ -220,7 +221,11 @@ export async function directiveScenario(context: ScenarioContext): Promise<void>
   if (rebuilt.kind !== "none") {
     context.report("continuation", rebuilt.kind === "continue" ? "history" : "unmatched");
   }
-  if (rebuilt.kind !== "continue") return await context.text(echoReply(context));
+  if (rebuilt.kind !== "continue") {
+    const schema = requestedSchema(newestUserText(context.userText).text);
+    if (schema !== undefined) return await context.text(JSON.stringify(sampleForSchema(schema)));
+    return await context.text(echoReply(context));
+  }
   await runPlan(context, rebuilt.plan, rebuilt);
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The AI SDK 7 entry for Node and Bun: `ProviderV4` models with the Node adapters —
+ * the HTTP/2 transport, the debug log file (`CURSOR_PROVIDER_DEBUG`), a stable machine
+ * id, the workspace facts of the current directory, and `process.env`.
+ *
+ * @module
+ */
+import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+import {
+  createCursorProviderV4,
+  type CursorProviderV4,
+} from "./src/provider/cursor-provider-v4.ts";
+import { nodeProviderAdapters } from "./src/adapters/node/provider-adapters.ts";
+import { processEnvironment } from "./src/adapters/node/machine.ts";
+
+export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModelV4 } from "./v4.ts";
+export type {
+  AgentRunStream,
+  AgentTransport,
+  CliBackendSettings,
+  ConversationSnapshotStore,
+  CursorAgentPermissions,
+  CursorEnvironment,
+  CursorErrorCode,
+  CursorErrorDetail,
+  CursorErrorOptions,
+  CursorParameter,
+  CursorProviderOptions,
+  CursorProviderSettings,
+  CursorProviderV4,
+  DebugLogger,
+  DiagnosticRecord,
+  EndStream,
+  Frame,
+  ImageStaging,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamResult,
+  OpenRunOptions,
+  PermissionRule,
+  ProviderV4,
+  RunCredentials,
+  SessionRules,
+  SnapshotRead,
+  StagedImage,
+  ToolExecution,
+  WorkspaceFacts,
+} from "./v4.ts";
+
+/**
+ * Creates the Cursor provider for AI SDK 7 with the Node adapters. Reads
+ * `CURSOR_API_KEY`, `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION` and the debug
+ * variables from `process.env` unless `settings.env` is given.
+ *
+ * @param settings Credentials, endpoints, transport and debug options.
+ * @returns A provider: `cursor(modelId)` gives a `LanguageModelV4`.
+ * @throws {CursorError} `config` for invalid settings.
+ *
+ * @example
+ * ```ts
+ * import { createCursor } from "./node-v4.ts";
+ *
+ * const cursor = createCursor({ accessToken: "token", transport: "http2" });
+ * console.assert(cursor("composer-2").specificationVersion === "v4");
+ * ```
+ */
+export function createCursor(settings: CursorProviderSettings = {}): CursorProviderV4 {
+  const env = settings.env ?? processEnvironment();
+  return createCursorProviderV4({ ...settings, env }, nodeProviderAdapters(env));
+}

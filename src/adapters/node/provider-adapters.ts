@@ -1,0 +1,45 @@
+/**
+ * The Node adapters the Node entries (AI SDK 6 and AI SDK 7) give the provider: the
+ * HTTP/2 transport, the debug log file, a stable machine id, the workspace facts of a
+ * call's directory (the current directory at call time by default), git, processes, `cursor-agent`, and the files under OpenCode's
+ * cache folder.
+ *
+ * @module
+ */
+import type { ProviderAdapters } from "../../provider/provider-config.ts";
+import { createDeferredHttp2Transport } from "./deferred-http2-transport.ts";
+import { createFileDebugLogger } from "./debug-log-file.ts";
+import { currentDirectory, machineId, workspaceFacts } from "./machine.ts";
+import { createNodeProcessRunner } from "./process-runner.ts";
+import { createNodeGitRunner } from "./git-runner.ts";
+import { findCursorAgent } from "./find-cursor-agent.ts";
+import { createSnapshotFileStore } from "./snapshot-file-store.ts";
+import { createResumeCacheFile } from "./resume-store.ts";
+import { createImageStagingFile } from "./image-staging-file.ts";
+
+/**
+ * The provider adapters of the Node entries.
+ *
+ * @param env The environment the provider reads.
+ * @returns The adapters.
+ */
+export function nodeProviderAdapters(
+  env: Readonly<Record<string, string | undefined>>,
+): ProviderAdapters {
+  return {
+    http2Transport: (options) => createDeferredHttp2Transport(options),
+    debugLogger: () => createFileDebugLogger({ env }),
+    machineId,
+    workspace: (root) => workspaceFacts(root),
+    git: () => createNodeGitRunner(),
+    processRunner: () => createNodeProcessRunner(),
+    findCursorAgent: (explicitPath) =>
+      findCursorAgent(explicitPath === undefined ? { env } : { explicitPath, env }),
+    cwd: currentDirectory,
+    snapshotStore: () => createSnapshotFileStore({ env }),
+    resumeCacheFile: () => createResumeCacheFile({ env }),
+    imageStaging: () => createImageStagingFile({ env }),
+    signInAdvice:
+      "Sign in to Cursor again: set CURSOR_API_KEY (an API key from cursor.com/settings), or pass apiKey or accessToken to createCursor()",
+  };
+}
