@@ -1,7 +1,7 @@
 /**
  * The AI SDK 7 entry for Node and Bun: `ProviderV4` models with the Node adapters —
  * the HTTP/2 transport, the debug log file (`CURSOR_PROVIDER_DEBUG`), a stable machine
- * id, the workspace facts of the current directory, and `process.env`.
+ * id, the workspace facts of each call's directory, and `process.env`.
  *
  * @module
  */
