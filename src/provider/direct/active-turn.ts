@@ -53,6 +53,8 @@ export class ActiveTurn {
     readonly requestContextHash: string;
     readonly systemPromptHash: string;
     readonly systemPromptSent: boolean;
+    /** Skills this Run appended to the conversation's (a capability-epoch change). */
+    readonly skillsAppended?: number;
   } | undefined;
   pumpPasses = 0;
   /** Replay barriers seen on this Run (a replay is safe only before the first). */

@@ -360,7 +360,7 @@ export class DirectBackend implements TurnBackend {
     const config = this.#config;
     const { plan, selection, tools, options } = input;
     const conversation = plan.conversation;
-    const { openTurn, requestContext } = await prepareRun(config, input);
+    const { openTurn, requestContext, skillsAppended } = await prepareRun(config, input);
     const turn = await openTurn();
     const allowance = turnAllowance(config, input.key, options.prompt);
     const requestContextHash = await shortHash(requestContext.bytes);
@@ -371,6 +371,7 @@ export class DirectBackend implements TurnBackend {
       requestContextHash,
       systemPromptHash: await shortHash(plan.systemPrompt),
       systemPromptSent: plan.continuity === "cold",
+      ...(skillsAppended > 0 ? { skillsAppended } : {}),
     };
     const result = await openTurnStream({
       turn,

@@ -28,6 +28,7 @@ import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
 import { advertisedTools } from "./capability-epoch.ts";
+import { conversationSkills } from "./skills.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { selectModel } from "./model-options.ts";
 import type { HostTools } from "./tools/host-tools.ts";
@@ -50,6 +51,8 @@ export interface PreparedRun {
   /** Opens the Run (again): a new request id, the same run request. */
   readonly openTurn: () => Promise<ActiveTurn>;
   readonly requestContext: ReturnType<typeof materializeRequestContext>;
+  /** Skills this Run appends to the conversation's (a capability-epoch change). */
+  readonly skillsAppended: number;
 }
 
 /**
@@ -64,7 +67,13 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const conversation = plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
   if (conversation) conversation.advertisedTools = advertised;
-  const base = { workspace: config.workspace, systemPrompt: plan.systemPrompt, tools: advertised };
+  const skills = conversationSkills(conversation?.requestContext, input.converted.systemPrompt);
+  const base = {
+    workspace: config.workspace,
+    systemPrompt: plan.systemPrompt,
+    tools: advertised,
+    ...(skills.advertised === undefined ? {} : { skills: skills.advertised }),
+  };
   const previous = conversation?.requestContext;
   // Git facts are read only when the context is rebuilt anyway, then frozen with it (ADR 120).
   const git = previous?.key === requestContextKey(base)
@@ -138,7 +147,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       requestContext,
     });
   }
-  return { openTurn, requestContext };
+  return { openTurn, requestContext, skillsAppended: skills.appended };
 }
 
 /** The wire mode of Cursor's unified mode id (agent unless the conversation plans or asks). */

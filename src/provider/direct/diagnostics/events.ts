@@ -208,6 +208,8 @@ export interface CacheDiagnosisEvent {
   readonly categoryDelta: Readonly<Record<string, number | "new" | "removed">> | undefined;
   /** `none`, `upstream-stable-overlay` or `client-overlay-changed`, once capability epochs report it. */
   readonly toolsCategoryChurn?: string;
+  /** Skills appended to the conversation's by this Run (capability epoch), when any. */
+  readonly skillsAppended?: number;
   /** A CreatePlan interaction happened in this Run. */
   readonly createPlanInTurn?: boolean;
   /** A SwitchMode interaction happened in this Run. */

@@ -267,6 +267,7 @@ function cacheDiagnosisText(event: CacheDiagnosisEvent): string {
     `sameSizedCategoryTokens=${event.sameSizedCategoryTokens}`,
     `categoryDelta=${categoryDeltaText(event.categoryDelta)}`,
     ...(event.toolsCategoryChurn ? [`toolsCategoryChurn=${event.toolsCategoryChurn}`] : []),
+    ...(event.skillsAppended ? [`skillsAppended=${event.skillsAppended}`] : []),
     ...(event.createPlanInTurn ? ["createPlanInTurn=true"] : []),
     ...(event.switchModeInTurn ? ["switchModeInTurn=true"] : []),
     ...(event.zeroInteractionCacheRead

@@ -34,6 +34,7 @@ export const RULE_NAMES = [
   "append-seqno-duplicate",
   "append-hex-invalid",
   "checkpoint-not-issued",
+  "agent-skill-invalid",
   "blob-hash-mismatch",
   "heartbeat-missing",
   "pkce-mismatch",
@@ -173,6 +174,10 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
   "checkpoint-not-issued": rule(
     "checkpoint-not-issued",
     "conversation_state is not a checkpoint this emulator issued (altered or foreign)",
+  ),
+  "agent-skill-invalid": rule(
+    "agent-skill-invalid",
+    "An agent_skills entry has no absolute full_path or no description, or agent_skills came without agent_skills_info_complete",
   ),
   "blob-hash-mismatch": rule(
     "blob-hash-mismatch",
