@@ -1,14 +1,16 @@
 /**
  * Stops image input to a text-only model before any Run starts: the first prompt with an
  * image reads Cursor's catalogue (once per provider) and refuses the call with a clear
- * error when the selected model is listed without image input. A catalogue that cannot be
- * read, or a model it does not list, lets the image through (Cursor decides).
+ * error when the selected model is listed without image input. Images from tool results
+ * ask the same catalogue, and a text-only model gets a note in their place. A catalogue
+ * that cannot be read, or a model it does not list, lets the image through (Cursor
+ * decides).
  *
  * @module
  */
 import { requestAvailableModels } from "../../catalog/available-models.ts";
 import type { CatalogModel } from "../../catalog/catalog-model.ts";
-import { assertImagesAccepted } from "../../catalog/image-capability.ts";
+import { acceptsImages, assertImagesAccepted } from "../../catalog/image-capability.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 
@@ -33,6 +35,19 @@ export class ImageGate {
     if (imageCount === 0) return;
     const models = await this.#models(signal);
     if (models !== undefined) assertImagesAccepted(models, modelId, imageCount);
+  }
+
+  /**
+   * Whether images may go to the model (with tool results, where a text-only model gets a
+   * note instead of a refusal): `false` only when the catalogue lists it as text-only.
+   *
+   * @param modelId The selected Cursor model id.
+   * @param signal The call's abort signal.
+   * @returns Whether to send images.
+   */
+  async accepts(modelId: string, signal?: AbortSignal): Promise<boolean> {
+    const models = await this.#models(signal);
+    return models === undefined || acceptsImages(models, modelId) !== false;
   }
 
   #models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
