@@ -29,6 +29,7 @@ import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
 import { advertisedTools } from "./capability-epoch.ts";
 import { conversationSkills } from "./skills.ts";
+import { admitContextEpoch, instructionSources } from "./context-epoch.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { selectModel } from "./model-options.ts";
 import type { HostTools } from "./tools/host-tools.ts";
@@ -89,12 +90,17 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   if (conversation !== undefined && reminder !== undefined) {
     conversation.ruleReminder = reminder.kind;
   }
+  const epoch = input.executePlan === undefined
+    ? contextEpoch(config, input, plan.continuity === "cold")
+    : undefined;
+  const userText = [plan.userText, epoch, reminder?.text].filter((part) => part !== undefined)
+    .join("\n\n");
   const request = input.executePlan === undefined
     ? buildUserTurnRequest({
       conversationId: plan.conversationId,
       conversationGroupId: plan.groupId,
       messageId: config.generateId(),
-      userText: reminder === undefined ? plan.userText : `${plan.userText}\n\n${reminder.text}`,
+      userText,
       images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
       requestContext: requestContext.message,
       model: selection,
@@ -318,4 +324,26 @@ async function logOutbound(
     sha256: await sha256Hex(plan.checkpoint),
     bytes: plan.checkpoint.length,
   });
+}
+
+/**
+ * The host instructions a user-turn Run sends on its tail (context epochs, see
+ * context-epoch.ts), recording what the conversation's model then holds.
+ */
+function contextEpoch(config: ProviderConfig, input: RunInputs, cold: boolean): string | undefined {
+  const conversation = input.plan.conversation;
+  if (conversation === undefined) return undefined;
+  const current = instructionSources(input.converted.systemPrompt, input.options.prompt);
+  const decision = admitContextEpoch(conversation.instructionSources, current, cold);
+  conversation.instructionSources = decision.admitted;
+  if (decision.reminder === undefined) return undefined;
+  emitDiagnostic(config.logger, {
+    kind: "context-epoch",
+    sessionKey: input.key ?? "none",
+    conversationId: input.plan.conversationId,
+    reason: decision.reasserted ? "reassert" : "changed",
+    sent: decision.sent,
+    removed: decision.removed,
+  });
+  return decision.reminder;
 }
