@@ -2,12 +2,13 @@
  * What OpenCode users bring to a turn, through the real `opencode serve` against the
  * emulator: a project skill reaches Cursor as `agent_skills` (the emulator's model lists it
  * and uses it by reading its `SKILL.md`), a PNG that OpenCode's read returns reaches
- * Cursor's model as an image in the same turn, and OpenCode writes the session title with
- * a small Cursor model picked by its family.
+ * Cursor's model as an image in the same turn, OpenCode writes the session title with
+ * a small Cursor model picked by its family, and an edited or nested `AGENTS.md` reaches
+ * Cursor's model once, on the next Run.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ToolPart } from "@opencode-ai/sdk";
 import {
@@ -64,6 +65,10 @@ describe("skills, tool images and titles through opencode serve (real OpenCode 1
       '---\nname: demo-widget\ndescription: "Explains the demo widget"\n---\n\nThe widget says WIDGET-OK.\n',
     );
     await writeFile(join(sandbox.project, "dot.png"), PNG);
+    await writeFile(join(sandbox.project, "AGENTS.md"), "Use spaces.\n");
+    await mkdir(join(sandbox.project, "sub"), { recursive: true });
+    await writeFile(join(sandbox.project, "sub", "AGENTS.md"), "In sub, use tabs.\n");
+    await writeFile(join(sandbox.project, "sub", "notes.txt"), "sub notes\n");
     server = await startServer(sandbox);
   });
 
@@ -123,5 +128,45 @@ describe("skills, tool images and titles through opencode serve (real OpenCode 1
     assert.ok(titleRuns.length > 0, "a title Run reached Cursor");
     assert.deepEqual([...new Set(titleRuns.map((run) => run.modelId))], ["claude-4.5-haiku"]);
     assert.notEqual(title, defaultTitle, "the session got its title");
+  });
+
+  it("an edited AGENTS.md and a nested one a read brought in reach the model once, on the next Run", async () => {
+    const session = await newSession(server.client);
+    const agents = join(sandbox.project, "AGENTS.md");
+    const nested = join(sandbox.project, "sub", "AGENTS.md");
+    const first = await prompt(server.client, session, "::text first", "gpt-5");
+    assert.equal(first.text, "first", JSON.stringify(first.error));
+    const start = emulator.runs().length - 1;
+    const read = await prompt(
+      server.client,
+      session,
+      `::read ${join(sandbox.project, "sub", "notes.txt")}`,
+      "gpt-5",
+    );
+    assert.equal(read.error, undefined, JSON.stringify(read.error));
+    await writeFile(agents, "Use tabs everywhere.\n");
+    const third = await prompt(server.client, session, "::text third", "gpt-5");
+    assert.equal(third.error, undefined, JSON.stringify(third.error));
+    const fourth = await prompt(server.client, session, "::text fourth", "gpt-5");
+    assert.equal(fourth.text, "fourth", JSON.stringify(fourth.error));
+    const runs = emulator.runs().slice(start).filter((run) =>
+      !run.userText.includes("Generate a title")
+    );
+    const texts = runs.map((run) => run.userText);
+    assert.equal(texts[0], "::text first", "the first Run's rule carries AGENTS.md");
+    assert.doesNotMatch(texts[1] ?? "", /system-reminder/);
+    assert.match(texts[2] ?? "", /^::text third\n\n<system-reminder>\n/);
+    assert.ok(
+      (texts[2] ?? "").includes(`Instructions from: ${agents}\nUse tabs everywhere.`),
+      texts[2],
+    );
+    assert.ok(
+      (texts[2] ?? "").includes(`Instructions from: ${nested}\nIn sub, use tabs.`),
+      texts[2],
+    );
+    assert.equal(texts[3], "::text fourth", "each change goes out once");
+    assert.deepEqual(runs.map((run) => run.continuity), ["cold", "warm", "warm", "warm"]);
+    assert.match(await sandbox.readDebugLog(), /context epoch: reason=changed /);
+    assert.equal((await readFile(agents, "utf8")).trim(), "Use tabs everywhere.");
   });
 });
