@@ -13,14 +13,16 @@ const PNG = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
 /** Another image: a minimal GIF header. */
 const GIF_BASE64 = btoa("GIF89a\u0001\u0000\u0001\u0000\u0000\u0000\u0000;");
 
-const readTool = tool({
-  description: "Read a file",
-  inputSchema: jsonSchema<{ filePath: string }>({
-    type: "object",
-    properties: { filePath: { type: "string" } },
-    required: ["filePath"],
+const readTools: ToolSet = {
+  read: tool({
+    description: "Read a file",
+    inputSchema: jsonSchema<{ filePath: string }>({
+      type: "object",
+      properties: { filePath: { type: "string" } },
+      required: ["filePath"],
+    }),
   }),
-});
+};
 
 /** OpenCode 1.18.33's shape: the read's text, then its images in a user message of their own. */
 function openCodeRead(call: { toolCallId: string; input: unknown }, images: string[]) {
@@ -123,7 +125,7 @@ describe("tool images reach Cursor's model in the same turn (emulator)", () => {
       const first = await generateText({
         model: cursor("gpt-5"),
         messages,
-        tools: { read: readTool },
+        tools: readTools,
         ...session,
         maxRetries: 0,
       });
@@ -133,7 +135,7 @@ describe("tool images reach Cursor's model in the same turn (emulator)", () => {
       const second = await generateText({
         model: cursor("gpt-5"),
         messages,
-        tools: { read: readTool },
+        tools: readTools,
         ...session,
         maxRetries: 0,
       });
@@ -168,7 +170,7 @@ describe("tool images reach Cursor's model in the same turn (emulator)", () => {
       const first = await generateText({
         model: cursor("composer-1"),
         messages,
-        tools: { read: readTool },
+        tools: readTools,
         ...session,
         maxRetries: 0,
       });
@@ -177,7 +179,7 @@ describe("tool images reach Cursor's model in the same turn (emulator)", () => {
       const second = await generateText({
         model: cursor("composer-1"),
         messages,
-        tools: { read: readTool },
+        tools: readTools,
         ...session,
         maxRetries: 0,
       });

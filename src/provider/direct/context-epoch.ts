@@ -22,7 +22,7 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 
 /** One instruction source: where it came from and its text. */
-export interface InstructionSource {
+interface InstructionSource {
   readonly path: string;
   readonly content: string;
 }

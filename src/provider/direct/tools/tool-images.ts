@@ -20,7 +20,7 @@ type McpSuccessInit = MessageInitShape<typeof McpSuccessSchema>;
 import type { HostToolImage } from "./tool-media.ts";
 
 /** Largest image sent with a tool result: 20 MiB. */
-export const MAX_TOOL_IMAGE_BYTES = 20 * 1024 * 1024;
+const MAX_TOOL_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** What the images of a result are checked against. */
 export interface ToolImageScope {
