@@ -14,10 +14,7 @@ import {
 } from "../../src/provider/direct/context-epoch.ts";
 
 /** The tail of OpenCode 1.18.33's system prompt: one AGENTS.md, then the skills (real output). */
-const OPENCODE_TAIL = readFileSync(
-  new URL("../fixtures/opencode/system-prompt-skills.txt", import.meta.url),
-  "utf8",
-);
+const OPENCODE_TAIL = readFileSync("test/fixtures/opencode/system-prompt-skills.txt", "utf8");
 const ENV = "<env>\n  Working directory: /home/dev/project\n</env>\n";
 const AGENTS = "/home/dev/project/AGENTS.md";
 const NESTED = "/home/dev/project/sub/AGENTS.md";

@@ -9,10 +9,7 @@ import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-s
 import { advertisedSkills, hostSkills } from "../../src/provider/direct/skills.ts";
 
 /** The tail of OpenCode 1.18.33's system prompt with one project skill (real binary output). */
-const OPENCODE_PROMPT = readFileSync(
-  new URL("../fixtures/opencode/system-prompt-skills.txt", import.meta.url),
-  "utf8",
-);
+const OPENCODE_PROMPT = readFileSync("test/fixtures/opencode/system-prompt-skills.txt", "utf8");
 const DEMO = "/home/dev/project/.opencode/skill/demo-skill/SKILL.md";
 const LATER = "/home/dev/.config/opencode/skill/later-skill/SKILL.md";
 
