@@ -5,6 +5,8 @@ import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { sniffImageType, withToolImages } from "../../src/provider/direct/tools/tool-images.ts";
 import { toolResultImages } from "../../src/provider/direct/tools/tool-media.ts";
 import { trailingToolResults } from "../../src/provider/direct/history.ts";
+import { convertPrompt } from "../../src/provider/direct/convert-prompt.ts";
+import { CursorError } from "../../src/core/cursor-error.ts";
 
 /** A 1×1 PNG (70 bytes). */
 const PNG_BASE64 =
@@ -113,6 +115,37 @@ describe("tool images: pieces", () => {
       ? over.value.result.value.output.value
       : "";
     assert.match(overText ?? "", /over the 20 MiB limit/);
+  });
+});
+
+describe("user images get the same bounds", () => {
+  const userImage = (data: Uint8Array, mediaType = "image/jpeg") => ({
+    type: "file" as const,
+    data,
+    mediaType,
+  });
+
+  it("types an image by its bytes and sends the same bytes once", () => {
+    const converted = convertPrompt([{
+      role: "user",
+      content: [{ type: "text", text: "look" }, userImage(PNG), userImage(PNG)],
+    }], { supportsImages: true });
+    assert.deepEqual(converted.images.map((image) => image.mimeType), ["image/png"]);
+    assert.deepEqual(converted.warnings.map((w) => w.type === "other" ? w.message : ""), [
+      "The same image was attached twice; it is sent once",
+    ]);
+  });
+
+  it("refuses an image over 20 MiB with a clear error", () => {
+    const huge = new Uint8Array(20 * 1024 * 1024 + 1);
+    huge.set(PNG);
+    assert.throws(
+      () => convertPrompt([{ role: "user", content: [userImage(huge)] }], { supportsImages: true }),
+      (error: unknown) =>
+        error instanceof CursorError && error.code === "invalid_argument" &&
+        error.message ===
+          "An image of 20971521 bytes is over the 20 MiB limit; attach a smaller image",
+    );
   });
 });
 
