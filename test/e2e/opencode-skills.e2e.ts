@@ -10,6 +10,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import type { ToolPart } from "@opencode-ai/sdk";
 import {
   type CatalogModel,
@@ -38,12 +39,39 @@ const HAIKU: CatalogModel = {
 };
 
 /** A 1×1 PNG (70 bytes). */
-const PNG = Uint8Array.from(
-  atob(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  ),
-  (c) => c.charCodeAt(0),
-);
+const PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PNG = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+
+/** A stdio MCP server with one tool that returns text and an image (MCP image content). */
+const MCP_SERVER = `
+import { createInterface } from "node:readline";
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const request = JSON.parse(line);
+  if (request.id === undefined) return;
+  if (request.method === "initialize") {
+    send({ id: request.id, result: {
+      protocolVersion: request.params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: "shot", version: "1.0.0" },
+    } });
+  } else if (request.method === "tools/list") {
+    send({ id: request.id, result: { tools: [{
+      name: "snapshot",
+      description: "Takes a snapshot of the screen",
+      inputSchema: { type: "object", properties: {} },
+    }] } });
+  } else if (request.method === "tools/call") {
+    send({ id: request.id, result: { content: [
+      { type: "text", text: "snapshot taken" },
+      { type: "image", data: "${PNG_BASE64}", mimeType: "image/png" },
+    ] } });
+  } else {
+    send({ id: request.id, error: { code: -32601, message: "Method not found" } });
+  }
+});
+`;
 
 describe("skills, tool images and titles through opencode serve (real OpenCode 1.18.33)", () => {
   let emulator: CursorEmulator;
@@ -55,7 +83,12 @@ describe("skills, tool images and titles through opencode serve (real OpenCode 1
     const built = builtPackage();
     emulator = await startCursorEmulator({ http2: false, models: [...defaultCatalog(), HAIKU] });
     sandbox = await createSandbox({ CURSOR_API_BASE_URL: emulator.url });
-    await sandbox.writeProjectConfig(chatConfig(built, emulator.url));
+    const mcpServer = join(sandbox.root, "mcp-shot.mjs");
+    await writeFile(mcpServer, MCP_SERVER);
+    await sandbox.writeProjectConfig({
+      ...chatConfig(built, emulator.url),
+      mcp: { shot: { type: "local", command: [process.execPath, mcpServer] } },
+    });
     await sandbox.writeAuth({ cursor: { type: "api", key: "crsr_e2e_skills_key" } });
     const skillDir = join(sandbox.project, ".opencode", "skill", "demo-widget");
     await mkdir(skillDir, { recursive: true });
@@ -109,6 +142,19 @@ describe("skills, tool images and titles through opencode serve (real OpenCode 1
     assert.equal(runs.length, 1, "the held Run took the read's result, no new user turn");
     const context = (runs[0]?.modelCalls.at(-1)?.context ?? []).join("\n");
     assert.match(context, /read `[^`]*dot\.png`: \[image image\/png, 70 bytes\]/);
+    assert.deepEqual(emulator.violations(), []);
+  });
+
+  it("an MCP tool's image reaches Cursor's model as image content of its result", async () => {
+    const session = await newSession(server.client);
+    const before = emulator.runs().length;
+    const answer = await prompt(server.client, session, "::mcp shot_snapshot {}", "gpt-5");
+    assert.equal(answer.error, undefined, JSON.stringify(answer.error));
+    assert.match(
+      answer.text,
+      /mcp `shot_snapshot`: snapshot taken\n\[image image\/png, 70 bytes\]/,
+    );
+    assert.equal(emulator.runs().length - before, 1, "the held Run took the tool's result");
     assert.deepEqual(emulator.violations(), []);
   });
 
