@@ -64,6 +64,7 @@ export function instructionSources(
     sources.set(WHOLE_PROMPT_SOURCE, systemPrompt.trim());
   }
   for (const text of toolResultTexts(prompt)) {
+    if (!text.includes("<system-reminder>")) continue;
     for (const match of text.matchAll(REMINDER)) {
       for (const section of sectionsOf(match[1] ?? "")) sources.set(section.path, section.content);
     }
