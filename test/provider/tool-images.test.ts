@@ -256,6 +256,8 @@ describe("tool images reach Cursor's model in the same turn (emulator)", () => {
         /snapshot taken\n\[image image\/gif, 14 bytes\]\n\[An attachment \("image\/png", 10 bytes\) is no image/,
       );
       assert.match(text, /is no image and was left out/);
+      // The claimed PNG was a GIF: sent as what its bytes are, so Cursor sees no mislabel.
+      assert.deepEqual(emulator.violations(), []);
     });
   });
 });

@@ -361,6 +361,27 @@ describe("strict mode", () => {
     assert.equal(third.text, "Skills:\n- demo (/p/skill/demo/SKILL.md): Demo");
   });
 
+  it("tool-image-invalid: MCP image content that is no image of its type is recorded", async () => {
+    harness.emulator.clear();
+    const context = requestContext((c) => {
+      const tool = c.tools[0];
+      if (tool !== undefined) {
+        c.tools.push({ ...tool, name: "mislabeled-image", toolName: "mislabeled-image" });
+      }
+    });
+    const outcome = await driveTurn(harness.target("sse"), newHostState(), {
+      text: "::mcp mislabeled-image",
+      context,
+    });
+    assert.ok(outcome.turnEnded);
+    assert.deepEqual(rules(), ["tool-image-invalid"]);
+    assert.match(
+      harness.emulator.violations()[0]?.message ?? "",
+      /9 bytes is no image, sent as "image\/png"/,
+    );
+    assert.match(outcome.text, /\[9 bytes\]/);
+  });
+
   it("blob-hash-mismatch: blob data that does not hash to its id ends the Run", async () => {
     const state = newHostState();
     const conversationId = crypto.randomUUID();

@@ -35,6 +35,7 @@ export const RULE_NAMES = [
   "append-hex-invalid",
   "checkpoint-not-issued",
   "agent-skill-invalid",
+  "tool-image-invalid",
   "blob-hash-mismatch",
   "heartbeat-missing",
   "pkce-mismatch",
@@ -178,6 +179,10 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
   "agent-skill-invalid": rule(
     "agent-skill-invalid",
     "An agent_skills entry has no absolute full_path or no description, or agent_skills came without agent_skills_info_complete",
+  ),
+  "tool-image-invalid": rule(
+    "tool-image-invalid",
+    "An MCP image content item is not an image of its mime_type, or is over 20 MiB",
   ),
   "blob-hash-mismatch": rule(
     "blob-hash-mismatch",
