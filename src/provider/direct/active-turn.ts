@@ -26,7 +26,8 @@ import type { HostTools } from "./tools/host-tools.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { TurnInteractions } from "./interactions/turn-interactions.ts";
 import type { ImageStaging } from "./tools/image-save.ts";
-import { HostToolCalls, type ResultMedia } from "./host-tool-calls.ts";
+import { HostToolCalls } from "./host-tool-calls.ts";
+import type { ResultMedia } from "./tools/tool-images.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;

@@ -7,7 +7,6 @@
  * @module
  */
 import type {
-  LanguageModelV3CallOptions,
   LanguageModelV3StreamPart,
   LanguageModelV3ToolResultPart,
   SharedV3Warning,
@@ -22,8 +21,6 @@ import { shortHash } from "./debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { ImageGate } from "./image-gate.ts";
 import { trailingToolResults } from "./history.ts";
-import type { ResultMedia } from "./host-tool-calls.ts";
-import { toolResultImages } from "./tools/tool-media.ts";
 import { readCursorOptions, selectModel } from "./model-options.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { isCompactionCall, markCompaction } from "./compaction.ts";
@@ -313,7 +310,10 @@ export class DirectBackend implements TurnBackend {
             conversation.ruleReminder = due.kind;
           },
         },
-        await this.#resultMedia(options, results, turn.modelId, conversation.sentToolImages),
+        await this.#images.resultMedia(options, results, {
+          modelId: turn.modelId,
+          sent: conversation.sentToolImages,
+        }),
       );
     } catch (error) {
       // The held Run broke while the host ran its tools, or lives in a request or isolate
@@ -358,19 +358,6 @@ export class DirectBackend implements TurnBackend {
       stream: persistWhenDone(stream, config, conversation),
       requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
     };
-  }
-
-  /** The images of the trailing tool results and what they are checked against. */
-  async #resultMedia(
-    options: LanguageModelV3CallOptions,
-    results: readonly LanguageModelV3ToolResultPart[],
-    modelId: string,
-    sent: Set<string>,
-  ): Promise<ResultMedia | undefined> {
-    const images = toolResultImages(options.prompt, results);
-    if (images.size === 0) return undefined;
-    const acceptsImages = await this.#images.accepts(modelId, options.abortSignal);
-    return { images, scope: { acceptsImages, modelId, sent } };
   }
 
   async #startTurn(input: RunInputs): Promise<StartedTurn> {

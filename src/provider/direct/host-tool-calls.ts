@@ -19,8 +19,7 @@ import type { TaskToolArgs } from "../../gen/agent/v1/tool_call_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
 import { type BridgedCall, bridgeExec } from "./tools/exec-to-tool-call.ts";
 import { execResultMessages } from "./tools/exec-results.ts";
-import { type ToolImageScope, withToolImages } from "./tools/tool-images.ts";
-import type { HostToolImage } from "./tools/tool-media.ts";
+import { type ResultMedia, withToolImages } from "./tools/tool-images.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
@@ -321,12 +320,6 @@ function emitToolCall(emit: Emit, toolCallId: string, toolName: string, input: s
   emit({ type: "tool-input-delta", id: toolCallId, delta: input });
   emit({ type: "tool-input-end", id: toolCallId });
   emit({ type: "tool-call", toolCallId, toolName, input });
-}
-
-/** Images that came with host tool results, by tool call id, and what they are checked against. */
-export interface ResultMedia {
-  readonly images: ReadonlyMap<string, readonly HostToolImage[]>;
-  readonly scope: ToolImageScope;
 }
 
 /** Cursor results that carry images: a read's bytes and a host (MCP) tool's content. */

@@ -8,11 +8,14 @@
  *
  * @module
  */
+import type { LanguageModelV3CallOptions, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
 import { requestAvailableModels } from "../../catalog/available-models.ts";
 import type { CatalogModel } from "../../catalog/catalog-model.ts";
 import { acceptsImages, assertImagesAccepted } from "../../catalog/image-capability.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
+import type { ResultMedia } from "./tools/tool-images.ts";
+import { toolResultImages } from "./tools/tool-media.ts";
 
 /** The catalogue lookup behind the image check, read at most once while it succeeds. */
 export class ImageGate {
@@ -48,6 +51,26 @@ export class ImageGate {
   async accepts(modelId: string, signal?: AbortSignal): Promise<boolean> {
     const models = await this.#models(signal);
     return models === undefined || acceptsImages(models, modelId) !== false;
+  }
+
+  /**
+   * The images that came with the trailing tool results, and what they are checked
+   * against (whether the model takes images, the conversation's sent images).
+   *
+   * @param options The call (its prompt and abort signal).
+   * @param results The trailing tool results.
+   * @param target The model id and the conversation's sent-image hashes.
+   * @returns The media, or `undefined` when the results brought no image.
+   */
+  async resultMedia(
+    options: Pick<LanguageModelV3CallOptions, "prompt" | "abortSignal">,
+    results: readonly LanguageModelV3ToolResultPart[],
+    target: { readonly modelId: string; readonly sent: Set<string> },
+  ): Promise<ResultMedia | undefined> {
+    const images = toolResultImages(options.prompt, results);
+    if (images.size === 0) return undefined;
+    const acceptsImages = await this.accepts(target.modelId, options.abortSignal);
+    return { images, scope: { acceptsImages, ...target } };
   }
 
   #models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {

@@ -32,6 +32,12 @@ export interface ToolImageScope {
   readonly sent: Set<string>;
 }
 
+/** Images that came with host tool results, by tool call id, and what they are checked against. */
+export interface ResultMedia {
+  readonly images: ReadonlyMap<string, readonly HostToolImage[]>;
+  readonly scope: ToolImageScope;
+}
+
 /** An image ready to send, or the note sent in its place. */
 type Checked =
   | { readonly kind: "image"; readonly data: Uint8Array; readonly mimeType: string }
