@@ -260,4 +260,45 @@ describe("tool images reach Cursor's model in the same turn (emulator)", () => {
       assert.deepEqual(emulator.violations(), []);
     });
   });
+
+  it("after a restart the rebuilt Run carries the tool's image; a text-only model gets none and a warning", async () => {
+    for (const [model, images] of [["gpt-5", ["image/png"]], ["composer-1", []]] as const) {
+      await withEmulator({}, async (emulator) => {
+        const session = { providerOptions: { cursor: { sessionId: `ses_restart_${model}` } } };
+        const messages: ModelMessage[] = [{ role: "user", content: "::read /p/dot.png" }];
+        const first = await generateText({
+          model: emulatorProvider(emulator)(model),
+          messages,
+          tools: readTools,
+          ...session,
+          maxRetries: 0,
+        });
+        const [call] = first.toolCalls;
+        messages.push(...openCodeRead(call ?? { toolCallId: "", input: {} }, [PNG_BASE64]));
+        // A new provider: the held Run is gone, the turn is rebuilt from host history.
+        const second = await generateText({
+          model: emulatorProvider(emulator)(model),
+          messages,
+          tools: readTools,
+          ...session,
+          maxRetries: 0,
+        });
+        assert.ok(second.text.length > 0);
+        const rebuilt = emulator.runs().at(-1);
+        assert.equal(rebuilt?.continuity, "cold");
+        assert.deepEqual(rebuilt?.images, images, model);
+        assert.match(rebuilt?.userText ?? "", /The tool calls above have finished/);
+        if (images.length === 0) {
+          assert.match(rebuilt?.userText ?? "", /\[image\/png attachment\]/);
+          const said = second.warnings?.map((w) => (w.type === "other" ? w.message : "")) ?? [];
+          assert.ok(
+            said.includes(
+              '1 image(s) from tool results were left out: model "composer-1" does not accept images',
+            ),
+            JSON.stringify(said),
+          );
+        }
+      });
+    }
+  });
 });

@@ -144,7 +144,7 @@ export class DirectBackend implements TurnBackend {
     const cursorOptions = readCursorOptions(options.providerOptions, config.providerName);
     const selection = selectModel(call.modelId, cursorOptions);
     const tools = classifyHostTools(call.tools);
-    const converted = convertPrompt(options.prompt, { supportsImages: true });
+    let converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.
     const compaction = isCompactionCall(converted.systemPrompt, tools);
     const metadataCall = compaction || isMetadataCall(converted.systemPrompt, tools);
@@ -175,6 +175,10 @@ export class DirectBackend implements TurnBackend {
       warnings,
     );
     if (resumed !== undefined && "stream" in resumed) return resumed;
+    // Images of tool results rebuilt into a new Run: a text-only model gets a note, no failure.
+    if (results.length > 0) {
+      converted = await this.#images.toolImagesInPrompt(converted, options, selection.modelId);
+    }
     await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
     warnings.push(...converted.warnings);
     const plan = planTurn({

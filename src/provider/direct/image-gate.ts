@@ -15,7 +15,8 @@ import { acceptsImages, assertImagesAccepted } from "../../catalog/image-capabil
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { ResultMedia } from "./tools/tool-images.ts";
-import { toolResultImages } from "./tools/tool-media.ts";
+import { isToolMediaMessage, toolResultImages } from "./tools/tool-media.ts";
+import type { ConvertedPrompt } from "./convert-prompt.ts";
 
 /** The catalogue lookup behind the image check, read at most once while it succeeds. */
 export class ImageGate {
@@ -71,6 +72,35 @@ export class ImageGate {
     if (images.size === 0) return undefined;
     const acceptsImages = await this.accepts(target.modelId, options.abortSignal);
     return { images, scope: { acceptsImages, ...target } };
+  }
+
+  /**
+   * A rebuilt continuation whose last message is OpenCode's tool-media message carries its
+   * images as the Run's images; for a model listed as text-only they are left out (the
+   * rebuilt transcript still names them) with a warning, never a failure.
+   *
+   * @param converted The converted prompt.
+   * @param options The call (its prompt and abort signal).
+   * @param modelId The selected Cursor model id.
+   * @returns The prompt to send.
+   */
+  async toolImagesInPrompt(
+    converted: ConvertedPrompt,
+    options: Pick<LanguageModelV3CallOptions, "prompt" | "abortSignal">,
+    modelId: string,
+  ): Promise<ConvertedPrompt> {
+    const count = converted.images.length;
+    if (count === 0 || !isToolMediaMessage(options.prompt[options.prompt.length - 1])) {
+      return converted;
+    }
+    if (await this.accepts(modelId, options.abortSignal)) return converted;
+    const message =
+      `${count} image(s) from tool results were left out: model "${modelId}" does not accept images`;
+    return {
+      ...converted,
+      images: [],
+      warnings: [...converted.warnings, { type: "other", message }],
+    };
   }
 
   #models(signal: AbortSignal | undefined): Promise<readonly CatalogModel[] | undefined> {
