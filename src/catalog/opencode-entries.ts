@@ -17,6 +17,7 @@ import {
   type CatalogVariant,
   variantContextTokens,
 } from "./catalog-model.ts";
+import { openCodeFamily } from "./model-family.ts";
 import { openCodeCost, type OpenCodeModelCost } from "./opencode-cost.ts";
 
 /** Per-call Cursor options a model entry or variant carries. */
@@ -33,6 +34,12 @@ export interface CursorModelOptions {
 export interface OpenCodeModelEntry {
   readonly id: string;
   readonly name: string;
+  /**
+   * OpenCode's model family (`claude-haiku`, `gemini-flash`, …): OpenCode picks its small
+   * model for titles and summaries by it. Only on a model's base entry (never a tier
+   * entry such as `-1m`); absent when the id names no family.
+   */
+  readonly family?: string;
   readonly reasoning: boolean;
   readonly tool_call: boolean;
   readonly attachment: boolean;
@@ -200,9 +207,12 @@ function entryFor(
   const tierContextValue = tier.defaultVariant?.parameters.find((p) => p.id === "context")?.value;
   const variants = variantMap(tier.variants, tierContextValue);
   const cost = openCodeCost(model.id, tier.defaultVariant?.parameters, pricing);
+  // Only the base entry: OpenCode takes a family's highest id, which would be a tier entry.
+  const family = tier.realId === undefined ? openCodeFamily(model.id) : undefined;
   return {
     id: tier.id,
     name,
+    ...(family === undefined ? {} : { family }),
     reasoning: model.thinking,
     tool_call: model.tools,
     attachment: model.images,

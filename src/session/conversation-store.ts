@@ -53,6 +53,13 @@ export interface Conversation<Held> {
   requestContext: (MaterializedRequestContext & { readonly key: string }) | undefined;
   /** Host tools advertised to Cursor so far (new ones are appended, none removed). */
   advertisedTools: AdvertisedTool[];
+  /**
+   * The host instruction sources (path → text) Cursor's model holds; `undefined` when
+   * unknown (never persisted: the first Run after a restore reasserts them).
+   */
+  instructionSources?: Map<string, string> | undefined;
+  /** SHA-256 (hex) of the tool-result images sent to Cursor (each is sent once). */
+  readonly sentToolImages: Set<string>;
   /** A compaction Run finished: the next Run rebases on the host's summary. */
   compactionPending: boolean;
   /** The checkpoint the last written snapshot holds (nothing to write while it is current). */
@@ -151,6 +158,7 @@ export function createConversationStore<Held>(
         lastAssistantText: "",
         requestContext: undefined,
         advertisedTools: [],
+        sentToolImages: new Set(),
         compactionPending: false,
         persistedCheckpoint: undefined,
         serverBlobs: serverBlobKnowledge(),

@@ -32,6 +32,11 @@ export interface RequestContextInputs {
   /** Host tools advertised to Cursor as MCP tools (those with no Cursor counterpart). */
   readonly tools?: readonly AdvertisedTool[];
   /**
+   * The host's skills, sent as `agent_skills` with `agent_skills_info_complete`; absent
+   * when the host lists no skills (the slice is then left unset).
+   */
+  readonly skills?: readonly AdvertisedSkill[];
+  /**
    * The workspace's git facts, discovered when the context is built and frozen with it:
    * they are not part of the reuse key, so a file edit never rebuilds the context
    * (docs/decisions/120-git-facts-frozen-per-conversation.md).
@@ -45,6 +50,13 @@ export interface AdvertisedTool {
   readonly description: string;
   /** The tool's JSON schema. */
   readonly inputSchema: unknown;
+}
+
+/** A host skill as Cursor sees it: its `SKILL.md` and when to use it. */
+export interface AdvertisedSkill {
+  readonly description: string;
+  /** Absolute path of the skill's `SKILL.md`. */
+  readonly path: string;
 }
 
 /** The MCP provider identifier host tools are advertised under. */
@@ -102,8 +114,17 @@ export function buildRequestContext(inputs: RequestContextInputs): RequestContex
     rulesInfoComplete: true,
     envInfoComplete: true,
     mcpInfoComplete: true,
+    ...(inputs.skills === undefined ? {} : skillsSlice(inputs.skills)),
     ...(inputs.git === undefined ? {} : gitSlice(inputs.git)),
   });
+}
+
+/** Skills by path and description; the model reads a `SKILL.md` itself when it uses one. */
+function skillsSlice(skills: readonly AdvertisedSkill[]) {
+  return {
+    agentSkills: skills.map((skill) => ({ fullPath: skill.path, description: skill.description })),
+    agentSkillsInfoComplete: true,
+  };
 }
 
 function gitSlice(git: GitFacts) {

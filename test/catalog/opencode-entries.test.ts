@@ -66,6 +66,7 @@ describe("openCodeModels (the emulator's catalogue)", () => {
     assert.deepEqual(sonnet, {
       id: "claude-4.5-sonnet",
       name: "Sonnet 4.5",
+      family: "claude-sonnet",
       reasoning: true,
       tool_call: true,
       attachment: true,

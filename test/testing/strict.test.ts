@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { AgentClientMessageSchema } from "../../src/gen/agent/v1/client_message_pb.ts";
+import { AgentSkillSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { BidiAppendRequestSchema } from "../../src/gen/aiserver/v1/bidi_pb.ts";
 import { ConversationStateStructureSchema } from "../../src/gen/agent/v1/conversation_state_pb.ts";
 import { fromBinary } from "@bufbuild/protobuf";
@@ -24,6 +25,8 @@ import {
   openSseRun,
   type RawRun,
 } from "./support/minimal-client.ts";
+
+const skill = (fullPath: string) => create(AgentSkillSchema, { fullPath, description: "Demo" });
 
 const heartbeat = create(AgentClientMessageSchema, {
   message: { case: "clientHeartbeat", value: {} },
@@ -382,6 +385,59 @@ describe("strict mode", () => {
     assert.ok(second.turnEnded);
     assert.deepEqual(rules(), ["checkpoint-not-issued"]);
     assert.equal(harness.emulator.violations()[0]?.endedRun, false);
+  });
+
+  it("agent-skill-invalid: a relative skill path or a missing completeness flag is recorded", async () => {
+    harness.emulator.clear();
+    const relative = requestContext((context) => {
+      context.agentSkills.push(skill("skills/demo/SKILL.md"));
+      context.agentSkillsInfoComplete = true;
+    });
+    const first = await driveTurn(harness.target("sse"), newHostState(), {
+      text: "one",
+      context: relative,
+    });
+    assert.ok(first.turnEnded);
+    assert.deepEqual(rules(), ["agent-skill-invalid"]);
+    assert.match(harness.emulator.violations()[0]?.message ?? "", /"skills\/demo\/SKILL.md"/);
+    harness.emulator.clear();
+    const incomplete = requestContext((context) => {
+      context.agentSkills.push(skill("/p/skill/demo/SKILL.md"));
+    });
+    await driveTurn(harness.target("sse"), newHostState(), { text: "two", context: incomplete });
+    assert.deepEqual(rules(), ["agent-skill-invalid"]);
+    harness.emulator.clear();
+    const good = requestContext((context) => {
+      context.agentSkills.push(skill("/p/skill/demo/SKILL.md"));
+      context.agentSkillsInfoComplete = true;
+    });
+    const third = await driveTurn(harness.target("sse"), newHostState(), {
+      text: "::skills",
+      context: good,
+    });
+    assert.deepEqual(rules(), []);
+    assert.equal(third.text, "Skills:\n- demo (/p/skill/demo/SKILL.md): Demo");
+  });
+
+  it("tool-image-invalid: MCP image content that is no image of its type is recorded", async () => {
+    harness.emulator.clear();
+    const context = requestContext((c) => {
+      const tool = c.tools[0];
+      if (tool !== undefined) {
+        c.tools.push({ ...tool, name: "mislabeled-image", toolName: "mislabeled-image" });
+      }
+    });
+    const outcome = await driveTurn(harness.target("sse"), newHostState(), {
+      text: "::mcp mislabeled-image",
+      context,
+    });
+    assert.ok(outcome.turnEnded);
+    assert.deepEqual(rules(), ["tool-image-invalid"]);
+    assert.match(
+      harness.emulator.violations()[0]?.message ?? "",
+      /9 bytes is no image, sent as "image\/png"/,
+    );
+    assert.match(outcome.text, /\[9 bytes\]/);
   });
 
   it("blob-hash-mismatch: blob data that does not hash to its id ends the Run", async () => {

@@ -27,6 +27,7 @@ import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { TurnInteractions } from "./interactions/turn-interactions.ts";
 import type { ImageStaging } from "./tools/image-save.ts";
 import { HostToolCalls } from "./host-tool-calls.ts";
+import type { ResultMedia } from "./tools/tool-images.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
@@ -55,6 +56,8 @@ export class ActiveTurn {
     readonly requestContextHash: string;
     readonly systemPromptHash: string;
     readonly systemPromptSent: boolean;
+    /** Skills this Run appended to the conversation's (a capability-epoch change). */
+    readonly skillsAppended?: number;
   } | undefined;
   pumpPasses = 0;
   /** Replay barriers seen on this Run (a replay is safe only before the first). */
@@ -142,14 +145,17 @@ export class ActiveTurn {
    * @param missingReason What Cursor is told for an owed result the host did not return.
    * @param reminder A rule reminder for Cursor's model: it rides with the first host tool
    *   result that can carry text, and `sent` is called once it did.
+   * @param media Images that came with the results, by tool call id, and what they are
+   *   checked against.
    * @returns Warnings for the host.
    */
   async deliverResults(
     results: readonly LanguageModelV3ToolResultPart[],
     missingReason = "The host returned no result for this tool call",
     reminder?: { readonly text: string; readonly sent: () => void },
+    media?: ResultMedia,
   ): Promise<string[]> {
-    return await this.#calls.deliver(results, missingReason, reminder);
+    return await this.#calls.deliver(results, missingReason, reminder, media);
   }
 
   /**

@@ -12,6 +12,7 @@ import type {
 } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import { projectShellOutput, unwrapCommand } from "./tools/shell-wrapper.ts";
+import { sniffImageType } from "./tools/tool-images.ts";
 
 /** An image the user attached. */
 export interface PromptImage {
@@ -36,7 +37,8 @@ export interface ConvertedPrompt {
  * @param prompt The AI SDK prompt.
  * @param options Whether the model accepts images.
  * @returns The converted prompt.
- * @throws {CursorError} `invalid_argument` when there is no user message to answer.
+ * @throws {CursorError} `invalid_argument` when there is no user message to answer, or for an
+ *   image over 20 MiB.
  *
  * @example
  * ```ts
@@ -76,7 +78,7 @@ export function convertPrompt(
           type: "other",
           message: "Image URLs are not supported; attach image bytes instead",
         });
-      } else images.push({ data, mimeType: part.mediaType });
+      } else addUserImage(images, data, part.mediaType, warnings);
     } else {
       warnings.push({
         type: "other",
@@ -86,6 +88,36 @@ export function convertPrompt(
   }
   const history = renderHistory(prompt.slice(0, lastUserIndex).filter((m) => m.role !== "system"));
   return { systemPrompt: system, userText: texts.join("\n"), images, history, warnings };
+}
+
+/** Largest image sent with a user message: 20 MiB (as tool-result images). */
+const MAX_USER_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Adds a user image: refused over 20 MiB, typed by its bytes when they show an image type
+ * (else as the host said), and left out when the message already carries the same bytes.
+ */
+function addUserImage(
+  images: PromptImage[],
+  data: Uint8Array,
+  mediaType: string,
+  warnings: SharedV3Warning[],
+): void {
+  if (data.length > MAX_USER_IMAGE_BYTES) {
+    throw new CursorError(
+      "invalid_argument",
+      `An image of ${data.length} bytes is over the 20 MiB limit; attach a smaller image`,
+    );
+  }
+  if (images.some((image) => sameBytes(image.data, data))) {
+    warnings.push({ type: "other", message: "The same image was attached twice; it is sent once" });
+    return;
+  }
+  images.push({ data, mimeType: sniffImageType(data) ?? mediaType });
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
 
 function fileBytes(data: Uint8Array | string | URL): Uint8Array | undefined {

@@ -155,7 +155,7 @@ export class DirectBackend implements TurnBackend {
       warnings,
     );
     const tools = classifyHostTools(call.tools);
-    const converted = convertPrompt(options.prompt, { supportsImages: true });
+    let converted = convertPrompt(options.prompt, { supportsImages: true });
     // Title generation and other metadata calls never touch the session's conversation.
     const compaction = isCompactionCall(converted.systemPrompt, tools);
     const metadataCall = compaction || isMetadataCall(converted.systemPrompt, tools);
@@ -186,6 +186,10 @@ export class DirectBackend implements TurnBackend {
       warnings,
     );
     if (resumed !== undefined && "stream" in resumed) return resumed;
+    // Images of tool results rebuilt into a new Run: a text-only model gets a note, no failure.
+    if (results.length > 0) {
+      converted = await this.#images.toolImagesInPrompt(converted, options, selection.modelId);
+    }
     await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
     warnings.push(...converted.warnings);
     const catalogueWindow = metadataCall ? undefined : await firstRunWindow({
@@ -329,6 +333,10 @@ export class DirectBackend implements TurnBackend {
             conversation.ruleReminder = due.kind;
           },
         },
+        await this.#images.resultMedia(options, results, {
+          modelId: turn.modelId,
+          sent: conversation.sentToolImages,
+        }),
       );
     } catch (error) {
       // The held Run broke while the host ran its tools, or lives in a request or isolate
@@ -379,7 +387,7 @@ export class DirectBackend implements TurnBackend {
     const config = this.#config;
     const { plan, selection, tools, options } = input;
     const conversation = plan.conversation;
-    const { openTurn, requestContext } = await prepareRun(config, input);
+    const { openTurn, requestContext, skillsAppended } = await prepareRun(config, input);
     const turn = await openTurn();
     const allowance = turnAllowance(config, input.key, options.prompt);
     const requestContextHash = await shortHash(requestContext.bytes);
@@ -390,6 +398,7 @@ export class DirectBackend implements TurnBackend {
       requestContextHash,
       systemPromptHash: await shortHash(plan.systemPrompt),
       systemPromptSent: plan.continuity === "cold",
+      ...(skillsAppended > 0 ? { skillsAppended } : {}),
     };
     const result = await openTurnStream({
       turn,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isToolMediaMessage } from "./tools/tool-media.ts";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { renderHistory } from "./convert-prompt.ts";
 
@@ -19,8 +20,12 @@ export { relateHistory } from "./history.ts";
  * @returns The seed text, or `undefined` when the prompt ends with a user message.
  */
 export function renderHistoryForReseed(prompt: LanguageModelV3Prompt): string | undefined {
-  const last = prompt[prompt.length - 1];
+  // OpenCode's images of those results follow them; they also travel as the Run's images.
+  const media = isToolMediaMessage(prompt[prompt.length - 1]);
+  const tail = media ? prompt.slice(0, -1) : prompt;
+  const last = tail[tail.length - 1];
   if (last === undefined || last.role !== "tool") return undefined;
+  // The media message stays in the transcript: it names the images (`[image/png attachment]`).
   const transcript = renderHistory(prompt.filter((m) => m.role !== "system"));
   return `${transcript}\n\nThe tool calls above have finished and their results are shown. Continue the task from here without repeating work that is already done.`;
 }

@@ -10,6 +10,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import { renderHistory } from "./convert-prompt.ts";
+import { isToolMediaMessage } from "./tools/tool-media.ts";
 
 /** Strings longer than this are digested by their length, head and tail (see {@link messageDigest}). */
 const SAMPLED_STRING_CHARS = 256 * 1024;
@@ -152,7 +153,8 @@ function isOurInterruptedAnswer(
 }
 
 /**
- * The tool results at the tail of a prompt (after its last assistant message).
+ * The tool results at the tail of a prompt (after its last assistant message), also when
+ * OpenCode's message with their images follows them.
  *
  * @param prompt The prompt.
  * @returns The tool result parts, in order.
@@ -161,7 +163,9 @@ export function trailingToolResults(
   prompt: LanguageModelV3Prompt,
 ): LanguageModelV3ToolResultPart[] {
   const results: LanguageModelV3ToolResultPart[] = [];
-  for (let i = prompt.length - 1; i >= 0; i--) {
+  // OpenCode's images from those results follow them as a user message of their own.
+  const end = isToolMediaMessage(prompt[prompt.length - 1]) ? prompt.length - 2 : prompt.length - 1;
+  for (let i = end; i >= 0; i--) {
     const message = prompt[i];
     if (message === undefined || message.role !== "tool") break;
     for (const part of message.content) if (part.type === "tool-result") results.unshift(part);

@@ -19,6 +19,7 @@ import type { TaskToolArgs } from "../../gen/agent/v1/tool_call_pb.ts";
 import { todoWriteInput } from "./tools/todos.ts";
 import { type BridgedCall, bridgeExec } from "./tools/exec-to-tool-call.ts";
 import { execResultMessages } from "./tools/exec-results.ts";
+import { type ResultMedia, withToolImages } from "./tools/tool-images.ts";
 import type { HostTools } from "./tools/host-tools.ts";
 import { toolResultText } from "./tools/tool-result-text.ts";
 import { rawReadContent } from "./tools/read-output.ts";
@@ -107,12 +108,15 @@ export class HostToolCalls {
    * @param missingReason What Cursor is told for an owed result the host did not return.
    * @param reminder A rule reminder for Cursor's model: it rides with the first host tool
    *   result that can carry text, and `sent` is called once it did.
+   * @param media Images that came with the results, by tool call id, and what they are
+   *   checked against (see tools/tool-images.ts).
    * @returns Warnings for the host.
    */
   async deliver(
     results: readonly LanguageModelV3ToolResultPart[],
     missingReason: string,
     reminder: { readonly text: string; readonly sent: () => void } | undefined,
+    media?: ResultMedia,
   ): Promise<string[]> {
     const warnings: string[] = [];
     let unsent = reminder;
@@ -138,7 +142,19 @@ export class HostToolCalls {
       if (pending.call.result.kind === "read" && !text.isError) {
         this.#reads.set(pending.call.result.path, rawReadContent(text.text).content);
       }
-      const messages = execResultMessages(pending.call.result, text);
+      const images = media?.images.get(result.toolCallId) ?? [];
+      if (images.length > 0 && !canCarryImages(pending.call.result.kind)) {
+        warnings.push(
+          `${images.length} image(s) from the ${result.toolName} tool were left out: Cursor's ${pending.call.result.kind} result cannot carry images`,
+        );
+      }
+      const messages = media === undefined || !canCarryImages(pending.call.result.kind)
+        ? execResultMessages(pending.call.result, text)
+        : await withToolImages(
+          execResultMessages(pending.call.result, text),
+          images,
+          media.scope,
+        );
       const reminded = unsent === undefined ? undefined : withRuleReminder(messages, unsent.text);
       if (reminded !== undefined) {
         unsent?.sent();
@@ -304,4 +320,9 @@ function emitToolCall(emit: Emit, toolCallId: string, toolName: string, input: s
   emit({ type: "tool-input-delta", id: toolCallId, delta: input });
   emit({ type: "tool-input-end", id: toolCallId });
   emit({ type: "tool-call", toolCallId, toolName, input });
+}
+
+/** Cursor results that carry images: a read's bytes and a host (MCP) tool's content. */
+function canCarryImages(kind: string): boolean {
+  return kind === "read" || kind === "mcp";
 }

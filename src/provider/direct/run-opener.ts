@@ -29,6 +29,8 @@ import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
 import { advertisedTools } from "./capability-epoch.ts";
+import { conversationSkills } from "./skills.ts";
+import { admitContextEpoch, instructionSources } from "./context-epoch.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import type { selectModel } from "./model-options.ts";
 import type { HostTools } from "./tools/host-tools.ts";
@@ -51,6 +53,8 @@ export interface PreparedRun {
   /** Opens the Run (again): a new request id, the same run request. */
   readonly openTurn: () => Promise<ActiveTurn>;
   readonly requestContext: ReturnType<typeof materializeRequestContext>;
+  /** Skills this Run appends to the conversation's (a capability-epoch change). */
+  readonly skillsAppended: number;
 }
 
 /**
@@ -68,7 +72,13 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const workspace = config.workspaceFor(
     callWorkspace(options.providerOptions, config.providerName),
   );
-  const base = { workspace, systemPrompt: plan.systemPrompt, tools: advertised };
+  const skills = conversationSkills(conversation?.requestContext, input.converted.systemPrompt);
+  const base = {
+    workspace,
+    systemPrompt: plan.systemPrompt,
+    tools: advertised,
+    ...(skills.advertised === undefined ? {} : { skills: skills.advertised }),
+  };
   const previous = conversation?.requestContext;
   // Git facts are read only when the context is rebuilt anyway, then frozen with it (ADR 120).
   const git = previous?.key === requestContextKey(base)
@@ -84,12 +94,17 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   if (conversation !== undefined && reminder !== undefined) {
     conversation.ruleReminder = reminder.kind;
   }
+  const epoch = input.executePlan === undefined
+    ? contextEpoch(config, input, plan.continuity === "cold")
+    : undefined;
+  const userText = [plan.userText, epoch, reminder?.text].filter((part) => part !== undefined)
+    .join("\n\n");
   const request = input.executePlan === undefined
     ? buildUserTurnRequest({
       conversationId: plan.conversationId,
       conversationGroupId: plan.groupId,
       messageId: config.generateId(),
-      userText: reminder === undefined ? plan.userText : `${plan.userText}\n\n${reminder.text}`,
+      userText,
       images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
       requestContext: requestContext.message,
       model: selection,
@@ -143,7 +158,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       requestContext,
     });
   }
-  return { openTurn, requestContext };
+  return { openTurn, requestContext, skillsAppended: skills.appended };
 }
 
 /** The wire mode of Cursor's unified mode id (agent unless the conversation plans or asks). */
@@ -317,4 +332,26 @@ async function logOutbound(
     sha256: await sha256Hex(plan.checkpoint),
     bytes: plan.checkpoint.length,
   });
+}
+
+/**
+ * The host instructions a user-turn Run sends on its tail (context epochs, see
+ * context-epoch.ts), recording what the conversation's model then holds.
+ */
+function contextEpoch(config: ProviderConfig, input: RunInputs, cold: boolean): string | undefined {
+  const conversation = input.plan.conversation;
+  if (conversation === undefined) return undefined;
+  const current = instructionSources(input.converted.systemPrompt, input.options.prompt);
+  const decision = admitContextEpoch(conversation.instructionSources, current, cold);
+  conversation.instructionSources = decision.admitted;
+  if (decision.reminder === undefined) return undefined;
+  emitDiagnostic(config.logger, {
+    kind: "context-epoch",
+    sessionKey: input.key ?? "none",
+    conversationId: input.plan.conversationId,
+    reason: decision.reasserted ? "reassert" : "changed",
+    sent: decision.sent,
+    removed: decision.removed,
+  });
+  return decision.reminder;
 }

@@ -175,6 +175,7 @@ function cacheDiagnosis({ context }: DiagnosticsInputs): CacheDiagnosisEvent {
       state.latestCategories,
       facts.requestContext,
     ),
+    ...(facts.skillsAppended ? { skillsAppended: facts.skillsAppended } : {}),
     ...interactionTags(activity, c),
     checkpointUpdates: activity.checkpointUpdates,
     tokenDetailUpdates: activity.tokenDetailUpdates,

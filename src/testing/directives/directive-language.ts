@@ -82,6 +82,11 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveInfo>> = {
     "<path> <description>",
     "generate an image (approval query, then a binary write of the PNG)",
   ),
+  skills: emulatorOnly("", "list the skills the request context gave (`agent_skills`)"),
+  skill: emulatorOnly(
+    "<name>",
+    "use a skill: read its `SKILL.md` (`agent_skills`, by folder name)",
+  ),
   websearch: emulatorOnly("<query>", "search the web (approval query; the server searches)"),
   ask: emulatorOnly("<question> | a | b", "ask the user (interaction query)"),
   mode: emulatorOnly("<target> [why]", "ask to switch mode"),

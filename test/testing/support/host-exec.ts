@@ -136,6 +136,13 @@ function grepResult(
 }
 
 function otherResult(request: Request): ExecResultInit | undefined {
+  if (request.case === "mcpArgs" && request.value.toolName === "mislabeled-image") {
+    // Text bytes sent as a PNG: the emulator records tool-image-invalid.
+    const data = new TextEncoder().encode("not a png");
+    const image = { case: "image" as const, value: { data, mimeType: "image/png" } };
+    const success = { content: [{ content: image }] };
+    return { case: "mcpResult", value: { result: { case: "success", value: success } } };
+  }
   if (request.case === "mcpArgs") {
     const text = { case: "text" as const, value: { text: `mcp ${request.value.toolName} ok` } };
     const success = { content: [{ content: text }] };

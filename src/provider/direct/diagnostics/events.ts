@@ -44,6 +44,19 @@ export interface ConversationResetEvent {
   readonly conversationGroupId: string;
 }
 
+/** `context epoch:` — host instructions sent on a user turn's tail (new, changed, reasserted). */
+export interface ContextEpochEvent {
+  readonly kind: "context-epoch";
+  readonly sessionKey: string;
+  readonly conversationId: string;
+  /** `reassert` (first Run after a restore) or `changed`. */
+  readonly reason: "reassert" | "changed";
+  /** Paths of the sources sent. */
+  readonly sent: readonly string[];
+  /** Paths of the sources that went away. */
+  readonly removed: readonly string[];
+}
+
 /** `checkpoint unusable:` — Cursor asked for a blob this client no longer holds. */
 export interface CheckpointUnusableEvent {
   readonly kind: "checkpoint-unusable";
@@ -208,6 +221,8 @@ export interface CacheDiagnosisEvent {
   readonly categoryDelta: Readonly<Record<string, number | "new" | "removed">> | undefined;
   /** `none`, `upstream-stable-overlay` or `client-overlay-changed`, once capability epochs report it. */
   readonly toolsCategoryChurn?: string;
+  /** Skills appended to the conversation's by this Run (capability epoch), when any. */
+  readonly skillsAppended?: number;
   /** A CreatePlan interaction happened in this Run. */
   readonly createPlanInTurn?: boolean;
   /** A SwitchMode interaction happened in this Run. */
@@ -379,6 +394,7 @@ export type DiagnosticEvent =
   | OutboundRunEvent
   | HashEvent
   | ConversationResetEvent
+  | ContextEpochEvent
   | CheckpointUnusableEvent
   | HeldRunReleasedEvent
   | ContinuationEvent

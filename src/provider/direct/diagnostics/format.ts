@@ -58,6 +58,10 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       }`;
     case "conversation-reset":
       return `conversation reset: reason=${event.reason} sessionKey=${event.sessionKey} conversationId=${event.conversationId} conversationGroupId=${event.conversationGroupId}`;
+    case "context-epoch":
+      return `context epoch: reason=${event.reason} sessionKey=${event.sessionKey} conversationId=${event.conversationId} sent=${
+        JSON.stringify(event.sent)
+      } removed=${JSON.stringify(event.removed)}`;
     case "checkpoint-unusable":
       return `checkpoint unusable: conversationId=${event.conversationId} code=${event.code} checkpointLen=${event.checkpointLen} (Cursor asked for a blob this client does not hold; reseeding)`;
     case "held-run-released":
@@ -267,6 +271,7 @@ function cacheDiagnosisText(event: CacheDiagnosisEvent): string {
     `sameSizedCategoryTokens=${event.sameSizedCategoryTokens}`,
     `categoryDelta=${categoryDeltaText(event.categoryDelta)}`,
     ...(event.toolsCategoryChurn ? [`toolsCategoryChurn=${event.toolsCategoryChurn}`] : []),
+    ...(event.skillsAppended ? [`skillsAppended=${event.skillsAppended}`] : []),
     ...(event.createPlanInTurn ? ["createPlanInTurn=true"] : []),
     ...(event.switchModeInTurn ? ["switchModeInTurn=true"] : []),
     ...(event.zeroInteractionCacheRead

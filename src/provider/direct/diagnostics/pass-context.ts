@@ -28,5 +28,6 @@ export interface PassContext {
     readonly requestContextHash: string;
     readonly systemPromptHash: string;
     readonly systemPromptSent: boolean;
+    readonly skillsAppended?: number;
   };
 }

@@ -48,12 +48,21 @@ export function toolResultText(output: LanguageModelV3ToolResultOutput): ToolRes
       };
     case "content":
       return {
-        text: output.value.map((part) => (part.type === "text" ? part.text : `[${part.type}]`))
-          .join("\n"),
+        // Images travel as images (tools/tool-images.ts), not as a placeholder in the text.
+        text: output.value.flatMap((part) =>
+          part.type === "text" ? [part.text] : isImagePart(part) ? [] : [`[${part.type}]`]
+        ).join("\n"),
         isError: false,
         denied: false,
       };
     default:
       return { text: JSON.stringify(output), isError: false, denied: false };
   }
+}
+
+type ContentPart = Extract<LanguageModelV3ToolResultOutput, { type: "content" }>["value"][number];
+
+function isImagePart(part: ContentPart): boolean {
+  return part.type === "image-data" ||
+    (part.type === "file-data" && part.mediaType.startsWith("image/"));
 }

@@ -169,7 +169,13 @@ function tokenDetails(input: TokenDetailsInput) {
     ["system_prompt", "System prompt", input.systemBytes],
     ["tools", "Tools", toolBytes],
     ["rules", "Rules", bytes((context?.rules ?? []).map((rule) => rule.content))],
-    ["skills", "Skills", bytes((context?.agentSkills ?? []).map((skill) => skill.content))],
+    [
+      "skills",
+      "Skills",
+      bytes(
+        (context?.agentSkills ?? []).map((s) => `${s.fullPath}\n${s.description}\n${s.content}`),
+      ),
+    ],
     ["mcp", "MCP", bytes((context?.mcpInstructions ?? []).map((item) => item.instructions))],
     [
       "subagents",

@@ -13,6 +13,7 @@ import {
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
 import { interactionAnswerProblem } from "./interaction-shape.ts";
+import { imageTypeOf } from "./image-bytes.ts";
 import type { ExecOutcome } from "../io/replies.ts";
 import type { ExecRecord } from "../observe/records.ts";
 import type { RunIo } from "../io/run-io.ts";
@@ -71,7 +72,30 @@ export async function execOnClient(
   record.thrown = outcome.thrown;
   record.streamClosed = outcome.streamClosed;
   record.durationMs = outcome.durationMs;
+  checkToolImages(env, outcome);
   return outcome;
+}
+
+/** Largest image Cursor takes with a tool result: 20 MiB. */
+const MAX_TOOL_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** An MCP image item must be an image of the type it names, within Cursor's bound. */
+function checkToolImages(env: ToolEnv, outcome: ExecOutcome): void {
+  const result = outcome.result;
+  if (result?.case !== "mcpResult" || result.value.result.case !== "success") return;
+  for (const item of result.value.result.value.content) {
+    if (item.content.case !== "image") continue;
+    const { data, mimeType } = item.content.value;
+    const actual = imageTypeOf(data);
+    if (actual === undefined || actual !== mimeType || data.length > MAX_TOOL_IMAGE_BYTES) {
+      env.io.violation(
+        "tool-image-invalid",
+        `MCP image content of ${data.length} bytes is ${actual ?? "no image"}, sent as ${
+          JSON.stringify(mimeType)
+        }`,
+      );
+    }
+  }
 }
 
 /** Sends one interaction query and waits for its response. */

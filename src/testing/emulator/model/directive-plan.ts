@@ -125,6 +125,8 @@ export type PlanStep =
   | { readonly kind: "emit"; readonly bytes: number }
   | { readonly kind: "deltas"; readonly count: number }
   | { readonly kind: "sleep"; readonly ms: number }
+  | { readonly kind: "skills" }
+  | { readonly kind: "skill"; readonly name: string }
   | FaultStep;
 
 /** Largest `::emit` accepted: 8 MiB. */
@@ -249,6 +251,10 @@ function parseMore(name: string, rest: string, arg: string | PlanStep): PlanStep
     }
     case "websearch":
       return typeof arg === "string" ? tool({ kind: "websearch", query: arg }) : arg;
+    case "skills":
+      return { kind: "skills" };
+    case "skill":
+      return typeof arg === "string" ? { kind: "skill", name: firstToken(arg)[0] } : arg;
     case "ask": {
       if (typeof arg !== "string") return arg;
       const [question = "", ...options] = arg.split("|").map((part) => part.trim());

@@ -107,6 +107,8 @@ export interface ScenarioContext {
   readonly workspace: string;
   /** Host tools the client advertised as MCP tools (RequestContext.tools). */
   readonly advertisedTools: readonly AdvertisedTool[];
+  /** Skills the client gave (RequestContext.agent_skills): `SKILL.md` path and description. */
+  readonly skills: readonly { readonly path: string; readonly description: string }[];
   /** Tool steps already completed in this turn (non-zero on a resumed turn). */
   readonly completedSteps: number;
   /** Results of those steps, in order. */
@@ -308,9 +310,43 @@ async function runPlanStep(
         step.times === undefined ? undefined : { key, times: step.times },
       );
       return undefined;
+    case "skills":
+      await context.text(skillsList(context));
+      return undefined;
+    case "skill":
+      return await useSkill(context, step.name);
     case "error":
       return step.message;
   }
+}
+
+/** What the model says it was given: one line per skill, or that it has none. */
+function skillsList(context: ScenarioContext): string {
+  if (context.skills.length === 0) return "Skills: none";
+  return [
+    "Skills:",
+    ...context.skills.map((s) => `- ${skillName(s.path)} (${s.path}): ${s.description}`),
+  ]
+    .join("\n");
+}
+
+/** Uses a skill as Cursor's model does: it reads the skill's `SKILL.md` with its read tool. */
+async function useSkill(
+  context: ScenarioContext,
+  name: string,
+): Promise<ScenarioToolResult[] | string> {
+  const skill = context.skills.find((s) => skillName(s.path) === name);
+  if (skill === undefined) {
+    const given = context.skills.map((s) => skillName(s.path)).join(", ") || "none";
+    return `Skill ${JSON.stringify(name)} was not given (skills: ${given})`;
+  }
+  return await context.tools([{ kind: "read", path: skill.path }]);
+}
+
+/** A skill's name: the folder that holds its `SKILL.md`. */
+function skillName(path: string): string {
+  const parts = path.split(/[\\/]/).filter((part) => part !== "");
+  return parts.length >= 2 ? parts[parts.length - 2] ?? "" : parts[0] ?? "";
 }
 
 /** The reply to a message without directives. */

@@ -23,6 +23,7 @@ import {
   ReadToolResultSchema,
 } from "../../../gen/agent/v1/tool_call_pb.ts";
 import type { ToolSpec } from "./directive-plan.ts";
+import { imageLabel } from "./image-bytes.ts";
 import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { ExecOutcome } from "../io/replies.ts";
 
@@ -180,6 +181,8 @@ function describeOther(label: string, outcome: ExecOutcome): OutcomeView {
       .map((item) =>
         item.content.case === "text"
           ? item.content.value.text
+          : item.content.case === "image"
+          ? imageLabel(item.content.value.data, item.content.value.mimeType)
           : `[${item.content.case ?? "content"}]`
       )
       .join("\n");
@@ -210,7 +213,7 @@ function describeRead(label: string, read: ReadResult): OutcomeView {
   const text = output.case === "content"
     ? output.value
     : output.case === "data"
-    ? `[${output.value.length} bytes]`
+    ? imageLabel(output.value)
     : "";
   const path = read.result.value.path;
   return {

@@ -34,6 +34,8 @@ export const RULE_NAMES = [
   "append-seqno-duplicate",
   "append-hex-invalid",
   "checkpoint-not-issued",
+  "agent-skill-invalid",
+  "tool-image-invalid",
   "blob-hash-mismatch",
   "heartbeat-missing",
   "pkce-mismatch",
@@ -174,6 +176,14 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
   "checkpoint-not-issued": rule(
     "checkpoint-not-issued",
     "conversation_state is not a checkpoint this emulator issued (altered or foreign)",
+  ),
+  "agent-skill-invalid": rule(
+    "agent-skill-invalid",
+    "An agent_skills entry has no absolute full_path or no description, or agent_skills came without agent_skills_info_complete",
+  ),
+  "tool-image-invalid": rule(
+    "tool-image-invalid",
+    "An MCP image content item is not an image of its mime_type, or is over 20 MiB",
   ),
   "blob-hash-mismatch": rule(
     "blob-hash-mismatch",

@@ -294,6 +294,10 @@ async function runScenario(input: TurnInput, state: TurnState): Promise<void> {
     model: { id: input.model.model.id, thinks: input.model.thinks, maxMode: input.model.maxMode },
     requestContextBytes: input.contextBytes,
     workspace: state.toolEnv.workspace,
+    skills: (input.requestContext?.agentSkills ?? []).map((skill) => ({
+      path: skill.fullPath,
+      description: skill.description,
+    })),
     advertisedTools: (input.requestContext?.tools ?? []).map((tool) => ({
       name: tool.name,
       description: tool.description,

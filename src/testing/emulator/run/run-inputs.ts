@@ -121,6 +121,7 @@ export async function probeRequestContext(
     : undefined;
   const message = result?.case === "success" ? result.value.requestContext : fromAction;
   const bytes = message === undefined ? new Uint8Array(0) : toBinary(RequestContextSchema, message);
+  checkAgentSkills(io, message);
   io.record.requestContextSha256 = bytesToHex(await sha256(bytes));
   io.record.requestContextBytes = bytes.length;
   io.variant("requestContextMatchesAction", sameContext(fromAction, bytes));
@@ -180,4 +181,23 @@ export async function blobMiss(io: RunIo, blobs: BlobChannel): Promise<void> {
   const id = await sha256(`missing-${io.runId}-${crypto.randomUUID()}`);
   await blobs.get([id]);
   throw new RunFailure({ code: "internal", message: "Blob not found" });
+}
+
+/** Cursor lists a skill by its `SKILL.md` path and description; the slice must say it is complete. */
+function checkAgentSkills(io: RunIo, context: RequestContext | undefined): void {
+  const skills = context?.agentSkills ?? [];
+  if (skills.length === 0) return;
+  const bad = skills.find((skill) =>
+    !/^(\/|[A-Za-z]:[\\/])/.test(skill.fullPath) || skill.description.trim() === ""
+  );
+  if (bad !== undefined) {
+    io.violation(
+      "agent-skill-invalid",
+      `agent_skills entry ${
+        JSON.stringify(bad.fullPath)
+      } needs an absolute full_path and a description`,
+    );
+  } else if (context?.agentSkillsInfoComplete !== true) {
+    io.violation("agent-skill-invalid", "agent_skills sent without agent_skills_info_complete");
+  }
 }
