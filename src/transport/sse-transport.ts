@@ -74,7 +74,13 @@ function openSseRun(
 ): AgentRunStream {
   const controller = new AbortController();
   const signal = run.signal ? AbortSignal.any([run.signal, controller.signal]) : controller.signal;
-  const state = { failure: undefined as CursorError | undefined, closed: false, seqno: 0 };
+  const state = {
+    failure: undefined as CursorError | undefined,
+    closed: false,
+    seqno: 0,
+    /** After the end-of-stream frame: settles when the body's own end has been read. */
+    tail: undefined as Promise<unknown> | undefined,
+  };
   const fail = (error: CursorError) => {
     state.failure ??= error;
     controller.abort(error);
@@ -118,10 +124,15 @@ function openSseRun(
         });
       });
     },
-    frames: readRunFrames(response, options, () => state.failure),
+    frames: readRunFrames(response, options, () => state.failure, (tail) => (state.tail = tail)),
     close() {
+      if (state.closed) return;
       state.closed = true;
-      controller.abort(new CursorError("canceled", "Run closed by the client"));
+      const abort = () => controller.abort(new CursorError("canceled", "Run closed by the client"));
+      // A Run that sent its end-of-stream lets the body finish, so the connection is kept
+      // for the next request instead of being torn down with a TCP and TLS handshake to pay.
+      if (state.tail === undefined) abort();
+      else void settledWithin(state.tail, TAIL_DRAIN_MS).then(abort);
     },
   };
 }
@@ -144,10 +155,22 @@ async function encodeAppendBody(
   }
 }
 
+/** How long a closed Run waits for its body's end after the end-of-stream frame. */
+const TAIL_DRAIN_MS = 2_000;
+
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise.then(() => {}, () => {}),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 async function* readRunFrames(
   responsePromise: Promise<Response>,
   options: SseTransportOptions,
   failure: () => CursorError | undefined,
+  onTail: (tail: Promise<unknown>) => void,
 ): AsyncGenerator<Frame, void, undefined> {
   let response: Response;
   try {
@@ -158,16 +181,26 @@ async function* readRunFrames(
   if (response.status !== 200) throw await errorFromResponse(response, "AgentService/RunSSE");
   if (!response.body) throw new CursorError("protocol", "RunSSE answered without a body");
   let frames = 0;
+  const inner = readFrames(response.body, {
+    decodeDetail: decodeErrorDetail,
+    ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
+    ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
+  });
   try {
-    for await (
-      const frame of readFrames(response.body, {
-        decodeDetail: decodeErrorDetail,
-        ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
-        ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
-      })
-    ) {
+    for (;;) {
+      const next = await inner.next();
+      if (next.done === true) break;
       frames++;
-      yield frame;
+      if (next.value.kind === "end") {
+        // Read on to the body's end at once (bytes after the end-of-stream still fail).
+        const tail = inner.next();
+        tail.catch(() => {});
+        onTail(tail);
+        yield next.value;
+        await tail;
+        return;
+      }
+      yield next.value;
     }
   } catch (cause) {
     throw failure() ?? (cause instanceof CursorError ? cause : networkFailure(cause, "RunSSE"));
@@ -242,7 +275,9 @@ async function append(
       throw networkFailure(cause, "BidiAppend");
     }
     if (response.status !== 200) throw await errorFromResponse(response, "BidiService/BidiAppend");
-    await response.body?.cancel().catch(() => {});
+    // Read to the end (a few bytes): a body cancelled before it ended costs the connection,
+    // and the next append a new TCP and TLS handshake.
+    await deadline.race(response.arrayBuffer()).catch(() => {});
   } finally {
     deadline.clear();
   }
