@@ -50,7 +50,9 @@ async function measure(latencyMs: number): Promise<ClientResult> {
   const run = await runCaptured("node", [bundled![0]!], 9 * 60 * 1000, env);
   const line = run.output.split("\n").find((text) => text.startsWith("network-client: "));
   if (run.code !== 0 || line === undefined) {
-    throw new Error(`The client at ${latencyMs} ms failed (${run.code}): ${run.output.slice(-2000)}`);
+    throw new Error(
+      `The client at ${latencyMs} ms failed (${run.code}): ${run.output.slice(-2000)}`,
+    );
   }
   return JSON.parse(line.slice("network-client: ".length)) as ClientResult;
 }
@@ -70,9 +72,9 @@ for (const latencyMs of LATENCIES) {
     }`,
   );
   console.log(
-    `network: ${at} turn10_sse_ms=${ms(sse.turn10Ms)} turn10_http2_ms=${
-      ms(http2.turn10Ms)
-    } ratio=${ratio(sse.turn10Ms, http2.turn10Ms)}`,
+    `network: ${at} turn10_sse_ms=${ms(sse.turn10Ms)} turn10_http2_ms=${ms(http2.turn10Ms)} ratio=${
+      ratio(sse.turn10Ms, http2.turn10Ms)
+    }`,
   );
   console.log(
     `network: ${at} cpu_10k_deltas_sse_ms=${ms(sse.cpuPer10kDeltasMs)} cpu_10k_deltas_http2_ms=${

@@ -129,10 +129,11 @@ function openSseRun(
       if (state.closed) return;
       state.closed = true;
       const abort = () => controller.abort(new CursorError("canceled", "Run closed by the client"));
-      // A Run that sent its end-of-stream lets the body finish, so the connection is kept
-      // for the next request instead of being torn down with a TCP and TLS handshake to pay.
+      // A Run that sent its end-of-stream lets its body and its appends in flight finish
+      // (briefly), so their connections are kept for the next requests instead of being
+      // torn down, each with a TCP and TLS handshake to pay again.
       if (state.tail === undefined) abort();
-      else void settledWithin(state.tail, TAIL_DRAIN_MS).then(abort);
+      else void settledWithin(Promise.all([state.tail, window.idle()]), TAIL_DRAIN_MS).then(abort);
     },
   };
 }
@@ -222,9 +223,16 @@ class AppendWindow {
   readonly #limit: number;
   #running = 0;
   readonly #waiting: (() => void)[] = [];
+  readonly #idle: (() => void)[] = [];
 
   constructor(limit: number) {
     this.#limit = limit;
+  }
+
+  /** Settles once no task runs or waits. */
+  idle(): Promise<void> {
+    if (this.#running === 0 && this.#waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
   }
 
   async run(task: () => Promise<void>): Promise<void> {
@@ -239,6 +247,7 @@ class AppendWindow {
       const next = this.#waiting.shift();
       if (next) next();
       else this.#running--;
+      if (this.#running === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
     }
   }
 }

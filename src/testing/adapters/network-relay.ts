@@ -129,10 +129,15 @@ export async function startNetworkRelay(
     const upstream = net.connect({ host: target.host, port: target.port });
     upstream.setNoDelay(true);
     sockets.add(client).add(upstream);
-    const up = new DelayLine(latencyMs, (chunk) => {
-      counts.bytesUp += chunk.length;
-      upstream.write(chunk);
-    }, () => upstream.end(), latencyMs === 0 ? 0 : opened + 3 * latencyMs);
+    const up = new DelayLine(
+      latencyMs,
+      (chunk) => {
+        counts.bytesUp += chunk.length;
+        upstream.write(chunk);
+      },
+      () => upstream.end(),
+      latencyMs === 0 ? 0 : opened + 3 * latencyMs,
+    );
     const down = new DelayLine(latencyMs, (chunk) => {
       counts.bytesDown += chunk.length;
       client.write(chunk);
