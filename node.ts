@@ -50,7 +50,8 @@ export type {
 } from "./mod.ts";
 
 /**
- * Creates the Cursor provider with the Node adapters. Reads `CURSOR_API_KEY`,
+ * Creates the Cursor provider with the Node adapters; the transport defaults to `"auto"`
+ * (HTTP/2, SSE when the server or the network rules it out). Reads `CURSOR_API_KEY`,
  * `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION` and the debug variables from
  * `process.env` unless `settings.env` is given.
  *
@@ -68,7 +69,7 @@ export type {
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
   const env = settings.env ?? processEnvironment();
-  return createCursorProvider({ ...settings, env }, {
+  return createCursorProvider({ ...settings, transport: settings.transport ?? "auto", env }, {
     http2Transport: (options) => createDeferredHttp2Transport(options),
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,

@@ -20,8 +20,8 @@
 import { bundleForNode } from "../lib/node-bundle.ts";
 import { runCaptured } from "../lib/test-files.ts";
 
-/** The Node entry's default transport, as `node.ts` resolves it. */
-const DEFAULT_TRANSPORT: "sse" | "http2" = "sse";
+/** The Node entry's default transport: `"auto"`, which is HTTP/2 there (with SSE behind it). */
+const DEFAULT_TRANSPORT: "sse" | "http2" = "http2";
 const LATENCIES = [0, 30];
 const CA = "test/testing/fixtures/local-ca.pem";
 
