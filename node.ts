@@ -17,6 +17,8 @@ import { findCursorAgent } from "./src/adapters/node/find-cursor-agent.ts";
 import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store.ts";
 import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
 import { createImageStagingFile } from "./src/adapters/node/image-staging-file.ts";
+import { proxyAwareFetch } from "./src/adapters/node/proxy-aware-fetch.ts";
+import { proxyFor } from "./src/transport/proxy-rules.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
@@ -69,8 +71,15 @@ export type {
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
   const env = settings.env ?? processEnvironment();
-  return createCursorProvider({ ...settings, transport: settings.transport ?? "auto", env }, {
-    http2Transport: (options) => createDeferredHttp2Transport(options),
+  const fetch = settings.fetch ?? proxyAwareFetch(env);
+  return createCursorProvider({
+    ...settings,
+    transport: settings.transport ?? "auto",
+    env,
+    ...(fetch === undefined ? {} : { fetch }),
+  }, {
+    http2Transport: (options) =>
+      createDeferredHttp2Transport({ ...options, proxy: (origin) => proxyFor(origin, env) }),
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,
     workspace: () => workspaceFacts(),
