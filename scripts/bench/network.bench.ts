@@ -39,15 +39,16 @@ interface ClientResult {
   readonly http2: Figures;
 }
 
-const bundled = await bundleForNode(["scripts/bench/network/client.ts"], ".build/bench-network");
-if (bundled?.[0] === undefined) {
+const client = (await bundleForNode(["scripts/bench/network/client.ts"], ".build/bench-network"))
+  ?.[0];
+if (client === undefined) {
   console.error("network: esbuild failed");
   Deno.exit(1);
 }
 
-async function measure(latencyMs: number): Promise<ClientResult> {
+async function measure(client: string, latencyMs: number): Promise<ClientResult> {
   const env = { NODE_EXTRA_CA_CERTS: CA, BENCH_LATENCY_MS: `${latencyMs}` };
-  const run = await runCaptured("node", [bundled![0]!], 9 * 60 * 1000, env);
+  const run = await runCaptured("node", [client], 9 * 60 * 1000, env);
   const line = run.output.split("\n").find((text) => text.startsWith("network-client: "));
   if (run.code !== 0 || line === undefined) {
     throw new Error(
@@ -62,7 +63,7 @@ const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b).toFixed(2);
 
 let last: ClientResult | undefined;
 for (const latencyMs of LATENCIES) {
-  const result = await measure(latencyMs);
+  const result = await measure(client, latencyMs);
   last = result;
   const { sse, http2 } = result;
   const at = `latency_ms=${latencyMs}`;

@@ -115,7 +115,12 @@ try {
     for (const kind of KINDS) cpu[kind].push(await deltasCpu(kind, i));
   }
   const at = (kind: Kind, n: number, pick: (figures: TurnFigures) => number) =>
-    median(runs[kind].map((figures) => pick(figures[n - 1]!)));
+    median(
+      runs[kind].flatMap((figures) => {
+        const figure = figures[n - 1];
+        return figure === undefined ? [] : [pick(figure)];
+      }),
+    );
   const warmConnections = (kind: Kind) =>
     runs[kind].reduce(
       (sum, figures) => sum + figures.slice(1).reduce((s, f) => s + f.connections, 0),

@@ -99,8 +99,10 @@ class DelayLine {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       const now = performance.now();
-      while (this.#queue.length > 0 && (this.#queue[0]?.due ?? 0) <= now + 0.5) {
-        this.deliver(this.#queue.shift()!.chunk);
+      for (let next = this.#queue[0]; next !== undefined && next.due <= now + 0.5;) {
+        this.#queue.shift();
+        this.deliver(next.chunk);
+        next = this.#queue[0];
       }
       if (this.#queue.length > 0) this.#schedule();
       else if (this.#ended) this.finish();
