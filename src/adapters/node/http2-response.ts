@@ -5,6 +5,7 @@
  * @module
  */
 import http2 from "node:http2";
+import { setImmediate } from "node:timers";
 import { CursorError } from "../../core/cursor-error.ts";
 import { decodeErrorDetail } from "../../protocol/error-detail.ts";
 import { classifyFailure } from "../../protocol/classify.ts";
@@ -79,13 +80,28 @@ function bodyOf(
         controller.close();
         return;
       }
+      // Each DATA frame is a `data` event of its own: those that arrive in one turn of the
+      // event loop are handed on as one chunk (one copy), so the reader pays its per-read
+      // cost (a promise, an idle timer, a stream hop) once per turn, not once per frame.
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      const flush = () => {
+        if (pending.length === 0 || finished) return;
+        const chunk = concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+      };
       request.on("data", (chunk: Uint8Array) => {
         if (finished) return;
-        controller.enqueue(new Uint8Array(chunk));
-        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+        if (pending.length === 0) setImmediate(flush);
+        pending.push(chunk);
+        pendingBytes += chunk.length;
       });
       request.once("end", () => {
         if (finished) return;
+        flush();
         finished = true;
         controller.close();
       });
@@ -96,6 +112,7 @@ function bodyOf(
       });
       request.once("close", () => {
         if (finished) return;
+        flush();
         finished = true;
         // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
         const reset = resetError(request);
@@ -111,6 +128,16 @@ function bodyOf(
       request.resume();
     },
   }, { highWaterMark: 16 });
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 /** The stream's answer (headers or how it ended), recorded from the moment the Run opens. */
