@@ -163,7 +163,11 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     promise.then(() => {}, () => {}),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      // The wait never keeps a process alive that has nothing else to do.
+      (timer as { unref?: () => void }).unref?.();
+    }),
   ]).finally(() => clearTimeout(timer));
 }
 

@@ -71,6 +71,9 @@ function bodyOf(
   streamFailure: (error: unknown) => CursorError,
 ): ReadableStream<Uint8Array> {
   let finished = false;
+  let failure: { readonly error: unknown } | undefined;
+  let fail: (error: unknown) => void = () => {};
+  let errorOnceRead: () => void = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
       // Deno's client can end an empty answer (a 464 without a body) before anyone reads
@@ -105,30 +108,49 @@ function bodyOf(
         finished = true;
         controller.close();
       });
-      request.once("error", (error) => {
-        if (finished) return;
-        finished = true;
-        controller.error(error);
-      });
-      request.once("close", () => {
+      // An error empties a stream's queue: it waits until the reader took every frame
+      // that arrived before it (a checkpoint just before a GOAWAY must still count).
+      fail = (error: unknown) => {
         if (finished) return;
         flush();
         finished = true;
+        failure = { error };
+        errorOnceRead();
+      };
+      errorOnceRead = () => {
+        if (failure !== undefined && (controller.desiredSize ?? 0) >= BODY_HIGH_WATER_MARK) {
+          controller.error(failure.error);
+          failure = undefined;
+        }
+      };
+      request.once("error", (error) => fail(error));
+      request.once("close", () => {
+        if (finished) return;
         // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
         const reset = resetError(request);
-        if (reset) controller.error(streamFailure(reset));
-        else controller.close();
+        if (reset) {
+          fail(streamFailure(reset));
+          return;
+        }
+        flush();
+        finished = true;
+        controller.close();
       });
     },
     pull() {
+      errorOnceRead();
       request.resume();
     },
     cancel() {
       finished = true;
+      failure = undefined;
       request.resume();
     },
-  }, { highWaterMark: 16 });
+  }, { highWaterMark: BODY_HIGH_WATER_MARK });
 }
+
+/** Chunks the body holds for a reader that is behind, before the stream pauses. */
+const BODY_HIGH_WATER_MARK = 16;
 
 function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
   const out = new Uint8Array(length);
