@@ -52,10 +52,9 @@ export type {
 } from "./mod.ts";
 
 /**
- * Creates the Cursor provider with the Node adapters; the transport defaults to `"auto"`
- * (HTTP/2, SSE when the server or the network rules it out). Reads `CURSOR_API_KEY`,
- * `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION` and the debug variables from
- * `process.env` unless `settings.env` is given.
+ * Creates the Cursor provider with the Node adapters. Reads `CURSOR_API_KEY`,
+ * `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION`, the debug variables and the proxy
+ * variables (`HTTPS_PROXY`, `NO_PROXY`) from `process.env` unless `settings.env` is given.
  *
  * @param settings Credentials, endpoints, transport and debug options.
  * @returns A provider: `cursor(modelId)` gives a `LanguageModelV3`.
@@ -72,12 +71,7 @@ export type {
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
   const env = settings.env ?? processEnvironment();
   const fetch = settings.fetch ?? proxyAwareFetch(env);
-  return createCursorProvider({
-    ...settings,
-    transport: settings.transport ?? "auto",
-    env,
-    ...(fetch === undefined ? {} : { fetch }),
-  }, {
+  return createCursorProvider({ ...settings, env, ...(fetch === undefined ? {} : { fetch }) }, {
     http2Transport: (options) =>
       createDeferredHttp2Transport({ ...options, proxy: (origin) => proxyFor(origin, env) }),
     debugLogger: () => createFileDebugLogger({ env }),

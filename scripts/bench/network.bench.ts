@@ -20,8 +20,8 @@
 import { bundleForNode } from "../lib/node-bundle.ts";
 import { runCaptured } from "../lib/test-files.ts";
 
-/** The Node entry's default transport: `"auto"`, which is HTTP/2 there (with SSE behind it). */
-const DEFAULT_TRANSPORT: "sse" | "http2" = "http2";
+/** The Node entry's default transport (ADR 166 says why it is still SSE). */
+const DEFAULT_TRANSPORT: "sse" | "http2" = "sse";
 const LATENCIES = [0, 30];
 const CA = "test/testing/fixtures/local-ca.pem";
 

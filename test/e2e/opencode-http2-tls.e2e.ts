@@ -2,7 +2,7 @@
  * Runs held over HTTP/2 inside real OpenCode (Bun's `node:http2` client), against the
  * emulator served as Cursor serves: TLS on one port with ALPN `h2` and `http/1.1`, its
  * certificate from a local CA that OpenCode trusts through `NODE_EXTRA_CA_CERTS`. The
- * provider has no transport setting: the Node entry's default, `"auto"`. A text turn, a warm turn, a tool step, a turn
+ * provider is set to `transport: "auto"`. A text turn, a warm turn, a tool step, a turn
  * stopped mid-stream and a GOAWAY in the middle of a turn: every Run the emulator records
  * went over HTTP/2, and the debug log has no transport fallback.
  */
@@ -45,8 +45,11 @@ describe("HTTP/2 over TLS inside real OpenCode (Bun)", () => {
       CURSOR_API_BASE_URL: emulator.url,
       NODE_EXTRA_CA_CERTS: resolve(`${FIXTURES}/local-ca.pem`),
     });
-    // No transport setting: the Node entry's default ("auto") is what is under test.
-    await sandbox.writeProjectConfig(chatConfig(built, emulator.url));
+    const config = chatConfig(built, emulator.url) as {
+      provider: { cursor: { options: Record<string, unknown> } };
+    };
+    config.provider.cursor.options.transport = "auto";
+    await sandbox.writeProjectConfig(config);
     await sandbox.writeAuth({ cursor: { type: "api", key: "crsr_e2e_http2_key" } });
     server = await startServer(sandbox);
   });
