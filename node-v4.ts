@@ -10,8 +10,7 @@ import {
   createCursorProviderV4,
   type CursorProviderV4,
 } from "./src/provider/cursor-provider-v4.ts";
-import { nodeProviderAdapters } from "./src/adapters/node/provider-adapters.ts";
-import { processEnvironment } from "./src/adapters/node/machine.ts";
+import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModelV4 } from "./v4.ts";
 export type {
@@ -66,6 +65,6 @@ export type {
  * ```
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProviderV4 {
-  const env = settings.env ?? processEnvironment();
-  return createCursorProviderV4({ ...settings, env }, nodeProviderAdapters(env));
+  const resolved = nodeSettings(settings);
+  return createCursorProviderV4(resolved, nodeProviderAdapters(resolved.env));
 }

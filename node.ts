@@ -8,8 +8,7 @@
  */
 import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
-import { nodeProviderAdapters } from "./src/adapters/node/provider-adapters.ts";
-import { processEnvironment } from "./src/adapters/node/machine.ts";
+import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
 export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
@@ -50,8 +49,8 @@ export type {
 
 /**
  * Creates the Cursor provider with the Node adapters. Reads `CURSOR_API_KEY`,
- * `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION` and the debug variables from
- * `process.env` unless `settings.env` is given.
+ * `CURSOR_API_BASE_URL`, `CURSOR_CLIENT_VERSION`, the debug variables and the proxy
+ * variables (`HTTPS_PROXY`, `NO_PROXY`) from `process.env` unless `settings.env` is given.
  *
  * @param settings Credentials, endpoints, transport and debug options.
  * @returns A provider: `cursor(modelId)` gives a `LanguageModelV3`.
@@ -66,6 +65,6 @@ export type {
  * ```
  */
 export function createCursor(settings: CursorProviderSettings = {}): CursorProvider {
-  const env = settings.env ?? processEnvironment();
-  return createCursorProvider({ ...settings, env }, nodeProviderAdapters(env));
+  const resolved = nodeSettings(settings);
+  return createCursorProvider(resolved, nodeProviderAdapters(resolved.env));
 }

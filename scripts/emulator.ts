@@ -37,6 +37,17 @@ const command = parseCommandLine({
     host: { type: "string", value: "<host>", default: "127.0.0.1", description: "host to bind" },
     "http2-port": { type: "string", value: "<n>", description: "port of the HTTP/2 Run server" },
     "no-http2": { type: "boolean", description: "no HTTP/2 Run server" },
+    tls: {
+      type: "boolean",
+      description: "serve over TLS with the test certificate of the local CA in " +
+        "test/testing/fixtures (trust it with NODE_EXTRA_CA_CERTS=<printed ca>)",
+    },
+    latency: {
+      type: "string",
+      value: "<ms>",
+      description: "one-way network delay each direction, per chunk (e.g. 30 or 30ms); " +
+        "a line `network` on stdin prints the connections and bytes so far",
+    },
     "tls-cert": { type: "string", value: "<file>", description: "serve over TLS (with --tls-key)" },
     "tls-key": { type: "string", value: "<file>", description: "private key for --tls-cert" },
     "no-auth": { type: "boolean", description: "accept requests without a token" },
@@ -63,6 +74,7 @@ const command = parseCommandLine({
     ["npm run emulator", "serve on a free port, log each request"],
     ["npm run emulator -- --port 8787 --quiet", "a fixed port, no request lines"],
     ["npm run emulator -- --token-lifetime 60000", "tokens that expire after a minute"],
+    ["npm run emulator -- --tls --latency 30ms", "HTTPS with ALPN h2, 30 ms each way"],
   ],
   notes: [
     "Point a client at it with apiBaseURL=<url> and allowLoopback=true; the printed " +
@@ -91,10 +103,19 @@ function number(name: string): number | undefined {
   return parsed;
 }
 
-const cert = text("tls-cert");
-const key = text("tls-key");
+const LOCAL_CA = "test/testing/fixtures/local-ca.pem";
+const cert = values.tls ? "test/testing/fixtures/local-ca-localhost-cert.pem" : text("tls-cert");
+const key = values.tls ? "test/testing/fixtures/local-ca-localhost-key.pem" : text("tls-key");
 if ((cert === undefined) !== (key === undefined)) {
   console.error("Options --tls-cert and --tls-key go together");
+  Deno.exit(2);
+}
+const latencyText = text("latency");
+const latencyMs = latencyText === undefined ? undefined : Number(latencyText.replace(/ms$/, ""));
+if (latencyMs !== undefined && !(Number.isFinite(latencyMs) && latencyMs >= 0)) {
+  console.error(
+    `Option --latency needs a non-negative number of ms, got ${JSON.stringify(latencyText)}`,
+  );
   Deno.exit(2);
 }
 const HTTP2_CONFIGS: readonly Http2ConfigName[] = [
@@ -130,6 +151,7 @@ const options: StartEmulatorOptions = {
   ...(deadline === undefined ? {} : { replyDeadlineMs: deadline }),
   ...(values["cold-server"] ? { serverBlobCache: false as const } : {}),
   ...(http2Config === undefined ? {} : { http2Config }),
+  ...(latencyMs === undefined ? {} : { network: { latencyMs } }),
 };
 const report = (line: RequestLine) => {
   console.log(`${new Date().toISOString().slice(11, 23)} ${formatRequestLine(line)}`);
@@ -143,6 +165,11 @@ async function startServed() {
   if (cert !== undefined && key !== undefined) {
     const tls = { cert: await Deno.readTextFile(cert), key: await Deno.readTextFile(key) };
     const emulator = await startCursorEmulator({ ...options, port, tls });
+    return { emulator, url: emulator.url, close: () => emulator.close() };
+  }
+  if (latencyMs !== undefined) {
+    // The network sits before the emulator's own listeners: no request-log front.
+    const emulator = await startCursorEmulator({ ...options, port });
     return { emulator, url: emulator.url, close: () => emulator.close() };
   }
   const handler = Promise.withResolvers<(request: Request) => Promise<Response>>();
@@ -173,6 +200,8 @@ const checkout = resolve(".");
 console.log(`emulator: url=${url}`);
 console.log(`emulator: http2_url=${emulator.http2Url ?? "(disabled)"}`);
 console.log(`emulator: server=${emulator.server}`);
+if (values.tls) console.log(`emulator: ca=${resolve(LOCAL_CA)}`);
+if (latencyMs !== undefined) console.log(`emulator: latency_ms=${latencyMs}`);
 console.log(`emulator: access_token=${accessToken}`);
 console.log(`emulator: refresh_token=${refreshToken}`);
 for (const line of openCodeSetupLines({ url, checkout, built: existsSync("npm/node.js") })) {
@@ -181,6 +210,28 @@ for (const line of openCodeSetupLines({ url, checkout, built: existsSync("npm/no
 console.log(
   `emulator: ready (Ctrl-C to stop)${values.quiet ? "" : "; one line per request follows"}`,
 );
+
+if (latencyMs !== undefined) void answerNetworkQueries();
+
+/** With a network: each `network` line on stdin prints the traffic so far. */
+async function answerNetworkQueries(): Promise<void> {
+  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
+  let pending = "";
+  for await (const chunk of lines) {
+    pending += chunk;
+    const parts = pending.split("\n");
+    pending = parts.pop() ?? "";
+    for (const line of parts) {
+      if (line.trim() !== "network") continue;
+      const stats = emulator.network();
+      console.log(
+        `emulator: network connections=${stats?.connections ?? 0} bytes_up=${
+          stats?.bytesUp ?? 0
+        } bytes_down=${stats?.bytesDown ?? 0}`,
+      );
+    }
+  }
+}
 
 let stopping = false;
 const stop = async () => {

@@ -17,6 +17,11 @@ export interface EmulatorProcess {
   readonly http2Url: string;
   /** The process id (for CPU accounting in benchmarks). */
   readonly pid: number | undefined;
+  /**
+   * The emulated network's traffic so far (connections, bytes each way); only when started
+   * with `--latency`.
+   */
+  network(): Promise<{ connections: number; bytesUp: number; bytesDown: number }>;
   /** Stops the process (SIGTERM, then SIGKILL) and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -41,13 +46,36 @@ export async function startEmulatorProcess(
   } = {},
 ): Promise<EmulatorProcess> {
   const child = spawn(denoBinary(), ["run", "-A", "scripts/emulator.ts", ...(options.args ?? [])], {
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  const networkWaiters: ((line: string) => void)[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) {
+      if (line.startsWith("emulator: network ")) networkWaiters.shift()?.(line);
+    }
+  });
+  const network = () =>
+    new Promise<{ connections: number; bytesUp: number; bytesDown: number }>(
+      (resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("No network line within 5 s")), 5_000);
+        networkWaiters.push((line) => {
+          clearTimeout(timer);
+          const read = (name: string) => Number(line.match(new RegExp(`${name}=(\\d+)`))?.[1]);
+          resolve({
+            connections: read("connections"),
+            bytesUp: read("bytes_up"),
+            bytesDown: read("bytes_down"),
+          });
+        });
+        child.stdin?.write("network\n");
+      },
+    );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const lifetime = setTimeout(() => child.kill("SIGKILL"), options.lifetimeMs ?? 120_000);
   const stop = async () => {
     clearTimeout(lifetime);
     if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
       child.kill("SIGTERM");
       const hard = setTimeout(() => child.kill("SIGKILL"), 3_000);
       await exited;
@@ -61,7 +89,7 @@ export async function startEmulatorProcess(
       if (!value) throw new Error(`The emulator process printed no ${name}`);
       return value;
     };
-    return { url: field("url"), http2Url: field("http2_url"), pid: child.pid, stop };
+    return { url: field("url"), http2Url: field("http2_url"), pid: child.pid, network, stop };
   } catch (error) {
     await stop();
     throw error;

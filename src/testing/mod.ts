@@ -54,6 +54,7 @@ export {
   type StartEmulatorOptions,
 } from "./adapters/serve.ts";
 export type { TlsOptions } from "./adapters/http2-server.ts";
+export type { NetworkOptions, NetworkStats } from "./adapters/network-relay.ts";
 export { createEmulator, type CursorEmulatorCore, type RunFilter } from "./emulator/emulator.ts";
 export type {
   ContextOverflowError,

@@ -77,7 +77,13 @@ function openSseRun(
 ): AgentRunStream {
   const controller = new AbortController();
   const signal = run.signal ? AbortSignal.any([run.signal, controller.signal]) : controller.signal;
-  const state = { failure: undefined as CursorError | undefined, closed: false, seqno: 0 };
+  const state = {
+    failure: undefined as CursorError | undefined,
+    closed: false,
+    seqno: 0,
+    /** After the end-of-stream frame: settles when the body's own end has been read. */
+    tail: undefined as Promise<unknown> | undefined,
+  };
   const fail = (error: CursorError) => {
     state.failure ??= error;
     controller.abort(error);
@@ -121,10 +127,21 @@ function openSseRun(
         });
       });
     },
-    frames: readRunFrames(response, { ...options, url: run.agentBaseURL }, () => state.failure),
+    frames: readRunFrames(
+      response,
+      { ...options, url: run.agentBaseURL },
+      () => state.failure,
+      (tail) => (state.tail = tail),
+    ),
     close() {
+      if (state.closed) return;
       state.closed = true;
-      controller.abort(new CursorError("canceled", "Run closed by the client"));
+      const abort = () => controller.abort(new CursorError("canceled", "Run closed by the client"));
+      // A Run that sent its end-of-stream lets its body and its appends in flight finish
+      // (briefly), so their connections are kept for the next requests instead of being
+      // torn down, each with a TCP and TLS handshake to pay again.
+      if (state.tail === undefined) abort();
+      else void settledWithin(Promise.all([state.tail, window.idle()]), TAIL_DRAIN_MS).then(abort);
     },
   };
 }
@@ -147,10 +164,26 @@ async function encodeAppendBody(
   }
 }
 
+/** How long a closed Run waits for its body's end after the end-of-stream frame. */
+const TAIL_DRAIN_MS = 2_000;
+
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise.then(() => {}, () => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      // The wait never keeps a process alive that has nothing else to do.
+      (timer as { unref?: () => void }).unref?.();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 async function* readRunFrames(
   responsePromise: Promise<Response>,
   options: SseTransportOptions & { readonly url: string },
   failure: () => CursorError | undefined,
+  onTail: (tail: Promise<unknown>) => void,
 ): AsyncGenerator<Frame, void, undefined> {
   let response: Response;
   try {
@@ -161,17 +194,27 @@ async function* readRunFrames(
   if (response.status !== 200) throw await errorFromResponse(response, "AgentService/RunSSE");
   if (!response.body) throw new CursorError("protocol", "RunSSE answered without a body");
   let frames = 0;
+  const inner = readFrames(response.body, {
+    decodeDetail: decodeErrorDetail,
+    ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
+    ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
+    partialFrameMs: options.partialFrameMs,
+  });
   try {
-    for await (
-      const frame of readFrames(response.body, {
-        decodeDetail: decodeErrorDetail,
-        ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
-        ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
-        partialFrameMs: options.partialFrameMs,
-      })
-    ) {
+    for (;;) {
+      const next = await inner.next();
+      if (next.done === true) break;
       frames++;
-      yield frame;
+      if (next.value.kind === "end") {
+        // Read on to the body's end at once (bytes after the end-of-stream still fail).
+        const tail = inner.next();
+        tail.catch(() => {});
+        onTail(tail);
+        yield next.value;
+        await tail;
+        return;
+      }
+      yield next.value;
     }
   } catch (cause) {
     throw failure() ??
@@ -194,9 +237,16 @@ class AppendWindow {
   readonly #limit: number;
   #running = 0;
   readonly #waiting: (() => void)[] = [];
+  readonly #idle: (() => void)[] = [];
 
   constructor(limit: number) {
     this.#limit = limit;
+  }
+
+  /** Settles once no task runs or waits. */
+  idle(): Promise<void> {
+    if (this.#running === 0 && this.#waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
   }
 
   async run(task: () => Promise<void>): Promise<void> {
@@ -211,6 +261,7 @@ class AppendWindow {
       const next = this.#waiting.shift();
       if (next) next();
       else this.#running--;
+      if (this.#running === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
     }
   }
 }
@@ -247,7 +298,9 @@ async function append(
       throw networkFailure(cause, "BidiAppend", url);
     }
     if (response.status !== 200) throw await errorFromResponse(response, "BidiService/BidiAppend");
-    await response.body?.cancel().catch(() => {});
+    // Read to the end (a few bytes): a body cancelled before it ended costs the connection,
+    // and the next append a new TCP and TLS handshake.
+    await deadline.race(response.arrayBuffer()).catch(() => {});
   } finally {
     deadline.clear();
   }

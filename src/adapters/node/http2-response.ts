@@ -5,6 +5,7 @@
  * @module
  */
 import http2 from "node:http2";
+import { setImmediate } from "node:timers";
 import { CursorError } from "../../core/cursor-error.ts";
 import { decodeErrorDetail } from "../../protocol/error-detail.ts";
 import { classifyFailure } from "../../protocol/classify.ts";
@@ -74,6 +75,9 @@ function bodyOf(
   streamFailure: (error: unknown) => CursorError,
 ): ReadableStream<Uint8Array> {
   let finished = false;
+  let failure: { readonly error: unknown } | undefined;
+  let fail: (error: unknown) => void = () => {};
+  let errorOnceRead: () => void = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
       // Deno's client can end an empty answer (a 464 without a body) before anyone reads
@@ -83,38 +87,83 @@ function bodyOf(
         controller.close();
         return;
       }
+      // Each DATA frame is a `data` event of its own: those that arrive in one turn of the
+      // event loop are handed on as one chunk (one copy), so the reader pays its per-read
+      // cost (a promise, an idle timer, a stream hop) once per turn, not once per frame.
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      const flush = () => {
+        if (pending.length === 0 || finished) return;
+        const chunk = concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+      };
       request.on("data", (chunk: Uint8Array) => {
         if (finished) return;
-        controller.enqueue(new Uint8Array(chunk));
-        if ((controller.desiredSize ?? 1) <= 0) request.pause();
+        if (pending.length === 0) setImmediate(flush);
+        pending.push(chunk);
+        pendingBytes += chunk.length;
       });
       request.once("end", () => {
         if (finished) return;
+        flush();
         finished = true;
         controller.close();
       });
-      request.once("error", (error) => {
+      // An error empties a stream's queue: it waits until the reader took every frame
+      // that arrived before it (a checkpoint just before a GOAWAY must still count).
+      fail = (error: unknown) => {
         if (finished) return;
+        flush();
         finished = true;
-        controller.error(error);
-      });
+        failure = { error };
+        errorOnceRead();
+      };
+      errorOnceRead = () => {
+        if (failure !== undefined && (controller.desiredSize ?? 0) >= BODY_HIGH_WATER_MARK) {
+          controller.error(failure.error);
+          failure = undefined;
+        }
+      };
+      request.once("error", (error) => fail(error));
       request.once("close", () => {
         if (finished) return;
-        finished = true;
         // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
         const reset = resetError(request);
-        if (reset) controller.error(streamFailure(reset));
-        else controller.close();
+        if (reset) {
+          fail(streamFailure(reset));
+          return;
+        }
+        flush();
+        finished = true;
+        controller.close();
       });
     },
     pull() {
+      errorOnceRead();
       request.resume();
     },
     cancel() {
       finished = true;
+      failure = undefined;
       request.resume();
     },
-  }, { highWaterMark: 16 });
+  }, { highWaterMark: BODY_HIGH_WATER_MARK });
+}
+
+/** Chunks the body holds for a reader that is behind, before the stream pauses. */
+const BODY_HIGH_WATER_MARK = 16;
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 /** The stream's answer (headers or how it ended), recorded from the moment the Run opens. */

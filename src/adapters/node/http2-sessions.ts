@@ -9,6 +9,8 @@
  */
 import http2 from "node:http2";
 import { CursorError } from "../../core/cursor-error.ts";
+import type { ProxyRoute } from "../../transport/proxy-rules.ts";
+import { openTunnel, tlsOverTunnel } from "./proxy-tunnel.ts";
 
 /** The sessions of one transport. */
 export interface SessionPool {
@@ -24,10 +26,14 @@ export interface SessionPool {
 }
 
 interface PooledSession {
-  readonly session: http2.ClientHttp2Session;
+  /** The session; `undefined` while a proxy tunnel is still being opened for it. */
+  session(): http2.ClientHttp2Session | undefined;
   /** Settles when the server's SETTINGS arrive or the connection fails first. */
   readonly handshake: Promise<void>;
 }
+
+/** The proxy (`HTTPS_PROXY` / `NO_PROXY`) an origin's sessions go through, if any. */
+export type ProxyLookup = (origin: string) => ProxyRoute | undefined;
 
 /**
  * Creates an empty pool.
@@ -37,14 +43,24 @@ interface PooledSession {
  */
 export function createSessionPool(
   connectOptions: http2.SecureClientSessionOptions = {},
+  proxy: ProxyLookup = () => undefined,
 ): SessionPool {
   const sessions = new Map<string, PooledSession>();
+  const usable = (entry: PooledSession | undefined) => {
+    const session = entry?.session();
+    return entry !== undefined &&
+      (session === undefined || (!session.closed && !session.destroyed));
+  };
   const pooled = (origin: string): PooledSession => {
     const existing = sessions.get(origin);
-    if (existing && !existing.session.closed && !existing.session.destroyed) return existing;
-    const created = connect(origin, connectOptions, () => {
+    if (existing && usable(existing)) return existing;
+    const forget = () => {
       if (sessions.get(origin) === created) sessions.delete(origin);
-    });
+    };
+    const route = proxy(origin);
+    const created = route === undefined
+      ? direct(origin, connectOptions, forget)
+      : throughProxy(origin, route, connectOptions, forget);
     sessions.set(origin, created);
     return created;
   };
@@ -53,16 +69,18 @@ export function createSessionPool(
       if (signal?.aborted) throw new CursorError("canceled", "Request was canceled");
       const entry = pooled(origin);
       await withDeadline(entry.handshake, origin, timeoutMs, signal);
-      return entry.session;
+      const session = entry.session();
+      if (session === undefined) throw connectFailure(origin, new Error("no session"));
+      return session;
     },
     close() {
-      for (const entry of sessions.values()) entry.session.close();
+      for (const entry of sessions.values()) entry.session()?.close();
       sessions.clear();
     },
   };
 }
 
-function connect(
+function direct(
   origin: string,
   connectOptions: http2.SecureClientSessionOptions,
   forget: () => void,
@@ -74,6 +92,48 @@ function connect(
     // A malformed origin or option throws before any socket exists.
     throw connectFailure(origin, error);
   }
+  const handshake = watchHandshake(origin, session, forget);
+  return { session: () => session, handshake };
+}
+
+/** A session over a CONNECT tunnel: the tunnel first, then TLS with ALPN `h2` inside it. */
+function throughProxy(
+  origin: string,
+  route: ProxyRoute,
+  connectOptions: http2.SecureClientSessionOptions,
+  forget: () => void,
+): PooledSession {
+  const url = new URL(origin);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let session: http2.ClientHttp2Session | undefined;
+  const handshake = openTunnel(route, host, Number(url.port || 443), 15_000).then(
+    (tunnel) => {
+      try {
+        session = http2.connect(origin, {
+          ...connectOptions,
+          createConnection: () =>
+            tlsOverTunnel(tunnel, host, { ...connectOptions, ALPNProtocols: ["h2"] }),
+        });
+      } catch (error) {
+        tunnel.destroy();
+        throw connectFailure(origin, error);
+      }
+      return watchHandshake(origin, session, forget);
+    },
+    (error: unknown) => {
+      forget();
+      throw error;
+    },
+  );
+  handshake.catch(() => {});
+  return { session: () => session, handshake };
+}
+
+function watchHandshake(
+  origin: string,
+  session: http2.ClientHttp2Session,
+  forget: () => void,
+): Promise<void> {
   session.on("error", forget);
   session.on("close", forget);
   session.on("goaway", forget);
@@ -91,7 +151,7 @@ function connect(
     });
   });
   handshake.catch(() => {});
-  return { session, handshake };
+  return handshake;
 }
 
 function connectFailure(origin: string, error: unknown): CursorError {

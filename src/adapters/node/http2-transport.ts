@@ -22,7 +22,7 @@ import {
   streamFailureOf,
   watchResponse,
 } from "./http2-response.ts";
-import { createSessionPool } from "./http2-sessions.ts";
+import { createSessionPool, type ProxyLookup } from "./http2-sessions.ts";
 
 /** Options for {@link createHttp2Transport}. */
 export interface Http2TransportOptions {
@@ -36,6 +36,8 @@ export interface Http2TransportOptions {
   readonly drainTimeoutMs?: number | undefined;
   /** Extra TLS/connect options (e.g. `ca` for a test certificate). */
   readonly connectOptions?: http2.SecureClientSessionOptions | undefined;
+  /** The proxy an origin's connections tunnel through (CONNECT), if any. */
+  readonly proxy?: ProxyLookup | undefined;
 }
 
 const RUN_PATH = "/agent.v1.AgentService/Run";
@@ -62,7 +64,7 @@ const GOAWAY_SETTLE_MS = 500;
 export function createHttp2Transport(
   options: Http2TransportOptions = {},
 ): AgentTransport & { close(): void } {
-  const pool = createSessionPool(options.connectOptions);
+  const pool = createSessionPool(options.connectOptions, options.proxy);
   const timeoutMs = options.connectTimeoutMs ?? 15_000;
   return {
     kind: "http2",

@@ -7,15 +7,34 @@
  * @module
  */
 import type { ProviderAdapters } from "../../provider/provider-config.ts";
+import type { CursorProviderSettings } from "../../provider/cursor-settings.ts";
+import { proxyFor } from "../../transport/proxy-rules.ts";
+import { proxyAwareFetch } from "./proxy-aware-fetch.ts";
 import { createDeferredHttp2Transport } from "./deferred-http2-transport.ts";
 import { createFileDebugLogger } from "./debug-log-file.ts";
-import { currentDirectory, machineId, workspaceFacts } from "./machine.ts";
+import { currentDirectory, machineId, processEnvironment, workspaceFacts } from "./machine.ts";
 import { createNodeProcessRunner } from "./process-runner.ts";
 import { createNodeGitRunner } from "./git-runner.ts";
 import { findCursorAgent } from "./find-cursor-agent.ts";
 import { createSnapshotFileStore } from "./snapshot-file-store.ts";
 import { createResumeCacheFile } from "./resume-store.ts";
 import { createImageStagingFile } from "./image-staging-file.ts";
+
+/**
+ * The settings of a Node entry: the process environment unless one is given, and on
+ * Node a fetch through the `HTTPS_PROXY` tunnel when one is configured and the caller
+ * passed no fetch of its own.
+ *
+ * @param settings The caller's settings.
+ * @returns The settings with `env` (and, behind a proxy, `fetch`) filled in.
+ */
+export function nodeSettings(
+  settings: CursorProviderSettings,
+): CursorProviderSettings & { readonly env: Readonly<Record<string, string | undefined>> } {
+  const env = settings.env ?? processEnvironment();
+  const fetch = settings.fetch ?? proxyAwareFetch(env);
+  return { ...settings, env, ...(fetch === undefined ? {} : { fetch }) };
+}
 
 /**
  * The provider adapters of the Node entries.
@@ -27,7 +46,8 @@ export function nodeProviderAdapters(
   env: Readonly<Record<string, string | undefined>>,
 ): ProviderAdapters {
   return {
-    http2Transport: (options) => createDeferredHttp2Transport(options),
+    http2Transport: (options) =>
+      createDeferredHttp2Transport({ ...options, proxy: (origin) => proxyFor(origin, env) }),
     debugLogger: () => createFileDebugLogger({ env }),
     machineId,
     workspace: (root) => workspaceFacts(root),

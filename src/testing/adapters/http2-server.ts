@@ -75,6 +75,14 @@ export async function listenHttp2(
       ALPNProtocols: ["h2", "http/1.1"],
     }, onRequest);
   server.setTimeout(0);
+  // Nagle's algorithm would hold a response's second small write (the body after the
+  // head, a frame after a frame) until the client's delayed ACK, ~40 ms.
+  server.on("connection", (socket: { setNoDelay?(noDelay: boolean): unknown }) => {
+    socket.setNoDelay?.(true);
+  });
+  server.on("secureConnection", (socket: { setNoDelay?(noDelay: boolean): unknown }) => {
+    socket.setNoDelay?.(true);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);

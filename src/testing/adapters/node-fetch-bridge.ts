@@ -109,17 +109,31 @@ export async function writeResponse(
 ): Promise<void> {
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => (headers[name] = value));
-  response.writeHead(answer.status, headers);
   if (answer.body === null) {
+    response.writeHead(answer.status, headers);
     response.end();
     return;
   }
   const reader = answer.body.getReader();
   closed.addEventListener("abort", () => reader.cancel().catch(() => {}));
   let flushed: Promise<void> = Promise.resolve();
+  // The head goes out with the first bytes of the body, in one write: a head alone is a
+  // segment of its own, and over HTTP/1.1 a second small one waits for its ACK.
+  let first: ReadableStreamReadResult<Uint8Array> | undefined;
+  try {
+    first = await reader.read();
+  } catch {
+    first = undefined;
+  }
+  response.writeHead(answer.status, headers);
+  if (first === undefined) {
+    response.destroy();
+    return;
+  }
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = first ?? await reader.read();
+      first = undefined;
       if (done) break;
       let ready = true;
       flushed = new Promise<void>((resolve) => {

@@ -12,6 +12,12 @@ import { buildEmulator, type CursorEmulatorCore } from "../emulator/emulator.ts"
 import type { EmulatorOptions } from "../emulator/config/options.ts";
 import { type Http2Listener, listenHttp2, type TlsOptions } from "./http2-server.ts";
 import { type FetchHandler, serveWithFetch } from "./node-fetch-bridge.ts";
+import {
+  type NetworkOptions,
+  type NetworkRelay,
+  type NetworkStats,
+  startNetworkRelay,
+} from "./network-relay.ts";
 
 /**
  * Options of {@link startCursorEmulator}.
@@ -35,6 +41,11 @@ export interface StartEmulatorOptions extends EmulatorOptions {
   readonly tls?: TlsOptions;
   /** Which server runs the fetch handler in cleartext (default: the runtime's own). */
   readonly server?: "auto" | "node";
+  /**
+   * Serve through an emulated network: a relay in front of each listener delays every
+   * chunk by `latencyMs` each way and counts connections and bytes (`network()`).
+   */
+  readonly network?: NetworkOptions;
 }
 
 /**
@@ -60,6 +71,8 @@ export interface CursorEmulator extends CursorEmulatorCore {
   readonly http2Url: string | undefined;
   /** Which server runs the fetch handler: `deno`, `bun`, `node` or `node-http2-tls`. */
   readonly server: string;
+  /** Traffic so far, summed over the listeners, with the `network` option; else `undefined`. */
+  network(): NetworkStats | undefined;
 }
 
 interface Listener {
@@ -152,6 +165,42 @@ async function listenNode(
   };
 }
 
+/** Puts the emulated network in front of a listener, when asked: its URL becomes the relay's. */
+async function throughNetwork<L extends Listener | Http2Listener>(
+  listener: L,
+  hostname: string,
+  network: NetworkOptions | undefined,
+  relays: NetworkRelay[],
+): Promise<L> {
+  if (network === undefined) return listener;
+  const url = new URL(listener.url);
+  const relay = await startNetworkRelay(
+    { host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) },
+    { hostname, ...network },
+  );
+  relays.push(relay);
+  url.port = String(relay.port);
+  return {
+    ...listener,
+    url: url.origin,
+    close: async () => {
+      await relay.close();
+      await listener.close();
+    },
+  };
+}
+
+function sumStats(relays: readonly NetworkRelay[]): NetworkStats {
+  const total = { connections: 0, bytesUp: 0, bytesDown: 0 };
+  for (const relay of relays) {
+    const stats = relay.stats();
+    total.connections += stats.connections;
+    total.bytesUp += stats.bytesUp;
+    total.bytesDown += stats.bytesDown;
+  }
+  return total;
+}
+
 /**
  * Starts an emulator on loopback.
  *
@@ -186,35 +235,49 @@ export async function startCursorEmulator(
   const hostname = options.hostname ?? "127.0.0.1";
   const maxBodyBytes = (options.maxMessageBytes ?? 16 * 1024 * 1024) * 2 + 65_536;
   const listeners: (Listener | Http2Listener)[] = [];
+  const relays: NetworkRelay[] = [];
+  const network = options.network === undefined ? () => undefined : () => sumStats(relays);
+  // With a network the relay takes the asked-for port; the listener behind it any free one.
+  const portOf = (port: number | undefined) => options.network === undefined ? port ?? 0 : 0;
+  const relayed = <L extends Listener | Http2Listener>(listener: L) => {
+    listeners.push(listener);
+    return throughNetwork(listener, hostname, options.network, relays).then((outer) => {
+      listeners[listeners.indexOf(listener)] = outer;
+      return outer;
+    });
+  };
   try {
     if (options.tls !== undefined) {
-      const secure = await listenHttp2(internals, {
-        hostname,
-        port: options.port ?? 0,
-        tls: options.tls,
-        maxBodyBytes,
-      });
-      listeners.push(secure);
+      const secure = await relayed(
+        await listenHttp2(internals, {
+          hostname,
+          port: portOf(options.port),
+          tls: options.tls,
+          maxBodyBytes,
+        }),
+      );
       internals.setUrls({ url: secure.url, http2Url: secure.url });
-      return finish(emulator, listeners, secure.url, secure.url, "node-http2-tls");
+      return finish(emulator, listeners, secure.url, secure.url, "node-http2-tls", network);
     }
-    const main = await listenFetch(
-      emulator.fetch,
-      hostname,
-      options.port ?? 0,
-      maxBodyBytes,
-      options.server ?? "auto",
+    const main = await relayed(
+      await listenFetch(
+        emulator.fetch,
+        hostname,
+        portOf(options.port),
+        maxBodyBytes,
+        options.server ?? "auto",
+      ),
     );
-    listeners.push(main);
     let http2Url: string | undefined;
     if (options.http2 !== false) {
-      const port = typeof options.http2 === "object" ? options.http2.port ?? 0 : 0;
-      const h2c = await listenHttp2(internals, { hostname, port, maxBodyBytes });
-      listeners.push(h2c);
+      const port = typeof options.http2 === "object" ? options.http2.port : undefined;
+      const h2c = await relayed(
+        await listenHttp2(internals, { hostname, port: portOf(port), maxBodyBytes }),
+      );
       http2Url = h2c.url;
     }
     internals.setUrls({ url: main.url, ...(http2Url === undefined ? {} : { http2Url }) });
-    return finish(emulator, listeners, main.url, http2Url, main.kind);
+    return finish(emulator, listeners, main.url, http2Url, main.kind, network);
   } catch (error) {
     await Promise.all(listeners.map((listener) => listener.close()));
     await emulator.close();
@@ -228,6 +291,7 @@ function finish(
   url: string,
   http2Url: string | undefined,
   server: string,
+  network: () => NetworkStats | undefined,
 ): CursorEmulator {
   let closing: Promise<void> | undefined;
   return {
@@ -235,6 +299,7 @@ function finish(
     url,
     http2Url,
     server,
+    network,
     close() {
       closing ??= (async () => {
         await emulator.close();
