@@ -23,7 +23,12 @@ import { createSnapshotFileStore } from "./src/adapters/node/snapshot-file-store
 import { createResumeCacheFile } from "./src/adapters/node/resume-store.ts";
 import { createImageStagingFile } from "./src/adapters/node/image-staging-file.ts";
 
-export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
+export {
+  createMemorySnapshotStore,
+  CURSOR_ERROR_CODES,
+  CursorError,
+  CursorLanguageModel,
+} from "./mod.ts";
 export type {
   AgentRunStream,
   AgentTransport,
@@ -45,10 +50,13 @@ export type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamResult,
+  MemorySnapshotStoreOptions,
   OpenRunOptions,
   ProviderV3,
   RunCredentials,
   SnapshotRead,
+  SnapshotWrite,
+  SnapshotWriteOptions,
   StagedImage,
   ToolExecution,
   WorkspaceFacts,
