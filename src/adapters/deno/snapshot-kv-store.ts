@@ -104,18 +104,18 @@ export function createDenoKvSnapshotStore(
     for (const batch of batches(keys)) {
       const operation = kv.atomic();
       for (const key of batch) operation.delete(key);
-      await operation.commit();
+      await unlocked(() => operation.commit());
     }
   };
   return {
     async read(key): Promise<SnapshotRead> {
-      const entry = await kv.get(headKey(key));
+      const entry = await unlocked(() => kv.get(headKey(key)));
       const head = asHead(entry.value);
       if (head === undefined || entry.versionstamp === null) return { status: "missing" };
       const bytes = new Uint8Array(head.size);
       let offset = 0;
       for (const batch of batches(chunkKeys(key, head))) {
-        for (const chunk of await kv.getMany(batch)) {
+        for (const chunk of await unlocked(() => kv.getMany(batch))) {
           // A chunk expired before its head: the value is gone as a whole.
           if (!(chunk.value instanceof Uint8Array)) return { status: "missing" };
           if (offset + chunk.value.length > head.size) return { status: "missing" };
@@ -133,7 +133,7 @@ export function createDenoKvSnapshotStore(
           `A snapshot of ${bytes.length} bytes exceeds the store's bound of ${maxValueBytes} bytes`,
         );
       }
-      const previous = await kv.get(headKey(key));
+      const previous = await unlocked(() => kv.get(headKey(key)));
       const expected = writeOptions?.ifVersion;
       if (conflicts(previous.versionstamp, expected)) return { status: "conflict" };
       const head: Head = {
@@ -148,14 +148,15 @@ export function createDenoKvSnapshotStore(
           const part = bytes.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
           operation.set(chunk, part, { expireIn: ttlMs });
         }
-        await operation.commit();
+        await unlocked(() => operation.commit());
       }
       // Checked against the head read above: whoever set it since wins, this write loses.
       const operation = kv.atomic();
       if (expected !== undefined) {
         operation.check({ key: headKey(key), versionstamp: previous.versionstamp });
       }
-      const committed = await operation.set(headKey(key), head, { expireIn: ttlMs }).commit();
+      operation.set(headKey(key), head, { expireIn: ttlMs });
+      const committed = await unlocked(() => operation.commit());
       if (!committed.ok || committed.versionstamp === undefined) {
         await removeChunks(keys);
         return { status: "conflict" };
@@ -165,13 +166,13 @@ export function createDenoKvSnapshotStore(
       return { status: "written", version: committed.versionstamp };
     },
     async remove(key) {
-      const entry = await kv.get(headKey(key));
+      const entry = await unlocked(() => kv.get(headKey(key)));
       const head = asHead(entry.value);
-      await kv.atomic().delete(headKey(key)).commit();
+      await unlocked(() => kv.atomic().delete(headKey(key)).commit());
       if (head !== undefined) await removeChunks(chunkKeys(key, head));
     },
     async version(key) {
-      const entry = await kv.get(headKey(key));
+      const entry = await unlocked(() => kv.get(headKey(key)));
       return asHead(entry.value) === undefined ? undefined : entry.versionstamp ?? undefined;
     },
   };
@@ -189,6 +190,26 @@ function asHead(value: unknown): Head | undefined {
     return undefined;
   }
   return { id, chunks, size };
+}
+
+/** How long a local database locked by another process is waited for. */
+const LOCKED_WAIT_MS = 5000;
+
+/**
+ * Runs a database operation, again while a local database file is locked by another
+ * process opening it (SQLite's `database is locked`; never on Deno Deploy).
+ */
+async function unlocked<T>(operation: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCKED_WAIT_MS;
+  for (let pause = 2;; pause = Math.min(pause * 2, 50)) {
+    try {
+      return await operation();
+    } catch (error) {
+      const locked = error instanceof Error && /database is locked/.test(error.message);
+      if (!locked || Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 function batches<T>(items: readonly T[]): T[][] {
