@@ -181,7 +181,11 @@ export function createMemorySnapshotStore(
       if (value === undefined) return Promise.resolve({ status: "missing" });
       values.delete(key);
       values.set(key, value);
-      return Promise.resolve({ status: "found", bytes: value.bytes.slice(), version: value.version });
+      return Promise.resolve({
+        status: "found",
+        bytes: value.bytes.slice(),
+        version: value.version,
+      });
     },
     write(key, bytes, writeOptions) {
       const previous = values.get(key);

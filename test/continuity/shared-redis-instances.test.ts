@@ -78,7 +78,9 @@ describe("two provider instances sharing a real Redis snapshot store", () => {
         context.filter((l) => l.startsWith("user:") && l.includes(word)).length;
       assert.equal(said("mango"), 1, context.join("\n"));
       assert.equal(said("kumquat"), 1, context.join("\n"));
-      assert.ok(a.lines.some((l) => /^conversation persistence: restored sessionKey=ses_alt /.test(l)));
+      assert.ok(
+        a.lines.some((l) => /^conversation persistence: restored sessionKey=ses_alt /.test(l)),
+      );
       assert.deepEqual(emulator.violations(), []);
     });
   });

@@ -55,9 +55,13 @@ export async function startRedisServer(): Promise<RedisServer> {
     rmSync(directory, { recursive: true, force: true });
   };
   try {
-    await Promise.race([failed, waitUntilReady(url), exited.then((code) => {
-      throw new Error(`redis-server exited (${code}): ${output.slice(-500)}`);
-    })]);
+    await Promise.race([
+      failed,
+      waitUntilReady(url),
+      exited.then((code) => {
+        throw new Error(`redis-server exited (${code}): ${output.slice(-500)}`);
+      }),
+    ]);
   } catch (error) {
     await stop();
     throw error;
