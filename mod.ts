@@ -45,6 +45,7 @@ export type {
   SnapshotRead,
   SnapshotWrite,
   SnapshotWriteOptions,
+  VersionedSnapshotStore,
 } from "./src/session/snapshot-store.ts";
 export { createMemorySnapshotStore } from "./src/session/snapshot-store.ts";
 export type { ImageStaging, StagedImage } from "./src/provider/direct/tools/image-save.ts";

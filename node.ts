@@ -59,6 +59,7 @@ export type {
   SnapshotWriteOptions,
   StagedImage,
   ToolExecution,
+  VersionedSnapshotStore,
   WorkspaceFacts,
 } from "./mod.ts";
 

@@ -106,6 +106,17 @@ export interface ConversationSnapshotStore {
 }
 
 /**
+ * A store that versions its values (every store this package ships): `write` always says
+ * whether it wrote, and `version` is always there. Safe to share between instances.
+ */
+export interface VersionedSnapshotStore extends ConversationSnapshotStore {
+  /** Replaces the snapshot unless the condition fails; says which happened. */
+  write(key: string, bytes: Uint8Array, options?: SnapshotWriteOptions): Promise<SnapshotWrite>;
+  /** The stored value's version without its bytes (`undefined` when the key holds nothing). */
+  version(key: string): Promise<string | undefined>;
+}
+
+/**
  * Whether a stored version satisfies a write's condition.
  *
  * @param current The stored version (`undefined`: nothing stored).
@@ -162,15 +173,15 @@ export interface MemorySnapshotStoreOptions {
  *
  * const store = createMemorySnapshotStore();
  * const first = await store.write("ses_1", new Uint8Array([1]), { ifVersion: null });
- * const base = first?.status === "written" ? first.version ?? null : null;
+ * const base = first.status === "written" ? first.version ?? null : null;
  * await store.write("ses_1", new Uint8Array([2]), { ifVersion: base });
  * const late = await store.write("ses_1", new Uint8Array([3]), { ifVersion: base });
- * console.assert(late?.status === "conflict");
+ * console.assert(late.status === "conflict");
  * ```
  */
 export function createMemorySnapshotStore(
   options: MemorySnapshotStoreOptions = {},
-): ConversationSnapshotStore {
+): VersionedSnapshotStore {
   const maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
   const values = new Map<string, { readonly bytes: Uint8Array; readonly version: string }>();
   let size = 0;
@@ -187,7 +198,7 @@ export function createMemorySnapshotStore(
         version: value.version,
       });
     },
-    write(key, bytes, writeOptions) {
+    write(key, bytes, writeOptions): Promise<SnapshotWrite> {
       const previous = values.get(key);
       if (!versionMatches(previous?.version, writeOptions?.ifVersion)) {
         return Promise.resolve({ status: "conflict" });

@@ -12,7 +12,7 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 
 describe("Redis snapshot store (real redis-server)", () => {
   let server: RedisServer;
-  const clients: ReturnType<typeof createClient>[] = [];
+  const clients: { close(): Promise<unknown> }[] = [];
   const connect = async () => {
     const client = createClient({ url: server.url });
     client.on("error", () => {});

@@ -20,7 +20,7 @@ const quiet = { maxRetries: 0 } as const;
 
 describe("two provider instances sharing a real Redis snapshot store", () => {
   let server: RedisServer;
-  const clients: ReturnType<typeof createClient>[] = [];
+  const clients: { close(): Promise<unknown> }[] = [];
   const redisStore = async (prefix: string) => {
     const client = createClient({ url: server.url });
     client.on("error", () => {});

@@ -12,9 +12,9 @@
  */
 import { CursorError } from "../../core/cursor-error.ts";
 import type {
-  ConversationSnapshotStore,
   SnapshotRead,
   SnapshotWrite,
+  VersionedSnapshotStore,
 } from "../../session/snapshot-store.ts";
 import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
 
@@ -23,22 +23,31 @@ export type KvKeyLike = readonly (string | number | bigint | boolean | Uint8Arra
 
 /** One entry read from Deno KV. */
 export interface KvEntryLike {
+  /** The value, `null` when the key holds none. */
   readonly value: unknown;
+  /** The value's versionstamp, `null` when the key holds none. */
   readonly versionstamp: string | null;
 }
 
 /** The part of an atomic operation of `Deno.Kv` this store uses. */
 export interface KvAtomicLike {
+  /** Fails the commit unless each key still has the versionstamp (`null`: no value). */
   check(...checks: { key: KvKeyLike; versionstamp: string | null }[]): KvAtomicLike;
+  /** Sets a value, expiring after `expireIn` ms. */
   set(key: KvKeyLike, value: unknown, options?: { expireIn?: number }): KvAtomicLike;
+  /** Deletes a key. */
   delete(key: KvKeyLike): KvAtomicLike;
+  /** Applies every mutation at once, or none when a check failed (`ok: false`). */
   commit(): Promise<{ readonly ok: boolean; readonly versionstamp?: string }>;
 }
 
 /** The part of `Deno.Kv` this store uses (what `await Deno.openKv()` returns). */
 export interface KvLike {
+  /** Reads one key. */
   get(key: KvKeyLike): Promise<KvEntryLike>;
+  /** Reads up to ten keys at once. */
   getMany(keys: KvKeyLike[]): Promise<KvEntryLike[]>;
+  /** Starts an atomic operation. */
   atomic(): KvAtomicLike;
 }
 
@@ -74,18 +83,24 @@ interface Head {
  * @param options The open database, the key prefix, the lifetime and the size bound.
  * @returns The store (versioned: safe to share between instances).
  *
- * @example
- * ```ts ignore
- * import { createCursor } from "@ai-sdk-cursor/provider";
- * import { createDenoKvSnapshotStore } from "@ai-sdk-cursor/provider/stores/deno-kv";
+ * @example A snapshot larger than one Deno KV value (run with --unstable-kv)
+ * ```ts
+ * /// <reference lib="deno.unstable" />
+ * import { createDenoKvSnapshotStore } from "./snapshot-kv-store.ts";
  *
- * const kv = await Deno.openKv(); // run with --unstable-kv (built in on Deno Deploy)
- * const cursor = createCursor({ conversationSnapshots: createDenoKvSnapshotStore({ kv }) });
+ * const kv = await Deno.openKv(":memory:");
+ * const store = createDenoKvSnapshotStore({ kv });
+ * const written = await store.write("ses_1", new Uint8Array(100_000), { ifVersion: null });
+ * const read = await store.read("ses_1");
+ * console.assert(read.status === "found" && read.bytes.length === 100_000);
+ * console.assert(read.status === "found" && written.status === "written" &&
+ *   read.version === written.version);
+ * kv.close();
  * ```
  */
 export function createDenoKvSnapshotStore(
   options: DenoKvSnapshotStoreOptions,
-): ConversationSnapshotStore {
+): VersionedSnapshotStore {
   const kv = options.kv;
   const prefix = options.prefix ?? ["cursor-snapshot"];
   const ttlMs = options.ttlMs ?? SNAPSHOT_LIFETIME_MS;

@@ -15,10 +15,10 @@ import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import {
-  type ConversationSnapshotStore,
   SNAPSHOT_STORE_MAX_BYTES,
   type SnapshotRead,
   type SnapshotWrite,
+  type VersionedSnapshotStore,
   versionMatches,
 } from "../../session/snapshot-store.ts";
 import { withFileLock } from "./file-lock.ts";
@@ -60,7 +60,7 @@ export interface SnapshotFileStoreOptions {
  */
 export function createSnapshotFileStore(
   options: SnapshotFileStoreOptions = {},
-): ConversationSnapshotStore & { readonly directory: string } {
+): VersionedSnapshotStore & { readonly directory: string } {
   const directory = options.directory ?? join(openCodeCacheRoot(options.env), FOLDER_NAME);
   const maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
   const pathOf = async (key: string) =>

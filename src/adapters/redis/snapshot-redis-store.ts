@@ -13,14 +13,15 @@ import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { CursorError } from "../../core/cursor-error.ts";
 import type {
-  ConversationSnapshotStore,
   SnapshotRead,
   SnapshotWrite,
+  VersionedSnapshotStore,
 } from "../../session/snapshot-store.ts";
 import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
 
 /** The part of a `redis` (node-redis 5 or later) client this store uses. */
 export interface RedisCommandClient {
+  /** Sends one command; `typeMapping` decides how replies are decoded. */
   sendCommand(
     args: ReadonlyArray<string | Buffer>,
     options?: { readonly typeMapping?: Record<number, unknown> },
@@ -77,7 +78,7 @@ const AS_BUFFERS = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
  */
 export function createRedisSnapshotStore(
   options: RedisSnapshotStoreOptions,
-): ConversationSnapshotStore {
+): VersionedSnapshotStore {
   const client = options.client;
   const prefix = options.prefix ?? "cursor-snapshot:";
   const ttlMs = options.ttlMs ?? SNAPSHOT_LIFETIME_MS;
