@@ -19,8 +19,8 @@ import { emitDiagnostic } from "./diagnostics/format.ts";
 /**
  * Restores the session's conversation from its snapshot when this process holds none,
  * or holds an older state than the store (another process finished a turn since). When
- * that newer state cannot be restored, the stale conversation is replaced by an empty
- * one, so the turn reseeds from host history instead of continuing a stale checkpoint.
+ * that newer state cannot be restored, the conversation in memory stays: the host's
+ * history, which holds the turns it lacks, makes the turn reseed.
  *
  * @param config The provider configuration (stores, snapshot store, logger, clock).
  * @param key The host session key, if any.
@@ -45,10 +45,6 @@ export async function restoreIfAbsent(
   // Another process left the conversation: whether the server still holds its blobs is unknown.
   const restored = outcome.status === "restored" ? config.conversations.get(key) : undefined;
   if (restored) restored.serverBlobs.belief = "unknown";
-  // The newer state could not be restored: the stale one must not continue either.
-  if (present !== undefined && restored === undefined) {
-    config.conversations.create(key, config.generateId()).snapshotVersion = undefined;
-  }
   if (!config.logger.enabled) return;
   if (outcome.status === "restored") {
     emitDiagnostic(config.logger, {
