@@ -1,7 +1,8 @@
 /**
  * An instance whose conversation another instance moved on, with the newer snapshot
- * unusable here (a format this version cannot read): the turn reseeds from the host's
- * history instead of continuing the stale checkpoint in this instance's memory.
+ * unusable here (a format this version cannot read): the snapshot is dropped, and the
+ * host's history (which holds the turn this instance never saw) makes the turn reseed
+ * instead of continuing the stale checkpoint in this instance's memory.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
