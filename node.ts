@@ -10,7 +10,12 @@ import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
-export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
+export {
+  createMemorySnapshotStore,
+  CURSOR_ERROR_CODES,
+  CursorError,
+  CursorLanguageModel,
+} from "./mod.ts";
 export type {
   AgentRunStream,
   AgentTransport,
@@ -35,6 +40,7 @@ export type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamResult,
+  MemorySnapshotStoreOptions,
   OpenRunOptions,
   PermissionRule,
   ProviderV3,
@@ -42,8 +48,11 @@ export type {
   RunCredentials,
   SessionRules,
   SnapshotRead,
+  SnapshotWrite,
+  SnapshotWriteOptions,
   StagedImage,
   ToolExecution,
+  VersionedSnapshotStore,
   WorkspaceFacts,
 } from "./mod.ts";
 

@@ -137,6 +137,10 @@ async function bundleProductEntries(): Promise<void> {
     `--outbase=${OUT}`,
     `--outdir=${staging}`,
     "--chunk-names=chunks/[name]-[hash]",
+    // Optional peers (a store entry's client) are the app's own install, never bundled.
+    ...Object.keys((root.peerDependencies ?? {}) as Record<string, string>).map((name) =>
+      `--external:${name}`
+    ),
   ], 5 * 60 * 1000);
   if (bundled !== 0) {
     console.error("esbuild failed; the npm package was not built");

@@ -36,6 +36,11 @@ export function npmManifest(root: Json, exports: Record<string, string>): Json {
     main: "./node.js",
     types: "./node.d.ts",
     dependencies: root.dependencies,
+    // Store clients (`redis` for `./stores/redis`): optional, installed by the apps using them.
+    ...(root.peerDependencies === undefined ? {} : {
+      peerDependencies: root.peerDependencies,
+      peerDependenciesMeta: root.peerDependenciesMeta,
+    }),
     keywords: ["ai-sdk", "cursor", "opencode", "provider", "llm"],
   };
 }

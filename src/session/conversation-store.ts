@@ -64,6 +64,12 @@ export interface Conversation<Held> {
   compactionPending: boolean;
   /** The checkpoint the last written snapshot holds (nothing to write while it is current). */
   persistedCheckpoint: Uint8Array | undefined;
+  /**
+   * The version of the snapshot store's value this conversation continues from (the one
+   * it restored or last wrote), when the store has versions; kept when the conversation
+   * is replaced, since the store still holds that value.
+   */
+  snapshotVersion: string | undefined;
   /** What the server is believed to hold of the conversation's blobs (what to push). */
   readonly serverBlobs: ServerBlobKnowledge;
   /** Why the last held Run was released, for the continuation diagnostics. */
@@ -161,6 +167,7 @@ export function createConversationStore<Held>(
         sentToolImages: new Set(),
         compactionPending: false,
         persistedCheckpoint: undefined,
+        snapshotVersion: existing?.snapshotVersion,
         serverBlobs: serverBlobKnowledge(),
         heldReleaseReason: undefined,
         held: undefined,

@@ -141,6 +141,8 @@ export async function restoreConversation<Held>(
   }
   const problem = hydrate(key, snapshot, target);
   if (problem !== undefined) return drop({ status: "invalid", reason: problem });
+  const restored = target.conversations.get(key);
+  if (restored !== undefined) restored.snapshotVersion = read.version;
   return {
     status: "restored",
     blobs: snapshot.blobs.length,

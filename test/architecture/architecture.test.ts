@@ -26,7 +26,12 @@ async function sourceFiles(dir: string): Promise<string[]> {
 describe("architecture", () => {
   it("the source tree keeps its layers and its web-standard core", async () => {
     const roots = (await readdir(ROOT)).filter((name) => name.endsWith(".ts"));
-    const files = [...roots, ...await sourceFiles("src"), ...await sourceFiles("plugin")];
+    const files = [
+      ...roots,
+      ...await sourceFiles("src"),
+      ...await sourceFiles("plugin"),
+      ...await sourceFiles("stores"),
+    ];
     assert.ok(files.length > 5, "expected to find the source files");
     const violations = [];
     for (const file of files) {
@@ -44,6 +49,36 @@ describe("architecture", () => {
   it("rejects Deno and Bun globals in the core", () => {
     assert.equal(checkFile("src/session/x.ts", "const a = Deno.env.get('X');\n").length, 1);
     assert.equal(checkFile("src/provider/x.ts", "const b = Bun.file('x');\n").length, 1);
+  });
+
+  it("keeps the optional store adapters and their client behind their own entries", () => {
+    const redisAdapter = 'export * from "./src/adapters/redis/snapshot-redis-store.ts";\n';
+    assert.equal(checkFile("node.ts", redisAdapter).length, 1);
+    assert.equal(checkFile("mod.ts", redisAdapter).length, 1);
+    assert.equal(
+      checkFile("src/provider/x.ts", 'import { a } from "../adapters/deno/snapshot-kv-store.ts";\n')
+        .length,
+      1,
+    );
+    assert.deepEqual(
+      checkFile(
+        "stores/redis.ts",
+        'export * from "../src/adapters/redis/snapshot-redis-store.ts";\n',
+      ),
+      [],
+    );
+    assert.equal(
+      checkFile("src/adapters/node/x.ts", 'import { createClient } from "redis";\n').length,
+      1,
+    );
+    assert.match(
+      checkFile("src/session/x.ts", 'import { createClient } from "redis";\n')[0]?.message ?? "",
+      /optional peer "redis"/,
+    );
+    assert.deepEqual(
+      checkFile("src/adapters/redis/x.ts", 'import { createClient } from "redis";\n'),
+      [],
+    );
   });
 
   it("allows runtime APIs in adapters", () => {

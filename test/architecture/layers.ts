@@ -22,7 +22,23 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   "src/adapters": 5,
   "src/testing": 6,
   "entry": 7,
+  "stores": 7,
   "plugin": 8,
+};
+
+/**
+ * Store adapters behind their own optional entries (`./stores/redis`, `./stores/deno-kv`):
+ * only their entry and their own folder import them, so an app that uses none never loads
+ * a store client.
+ */
+export const OPTIONAL_STORE_FOLDERS: readonly string[] = [
+  "src/adapters/redis/",
+  "src/adapters/deno/",
+];
+
+/** Optional peer packages and the one folder that may import each. */
+export const OPTIONAL_PEER_PACKAGES: Readonly<Record<string, string>> = {
+  redis: "src/adapters/redis/",
 };
 
 /** Folders whose files may use runtime-specific APIs (`node:`, `Deno.`, `Bun.`). */
@@ -97,8 +113,19 @@ function checkImport(
   ) {
     return runtimeAllowed ? undefined : `imports runtime module ${JSON.stringify(specifier)}`;
   }
-  if (!specifier.startsWith(".")) return undefined;
+  if (!specifier.startsWith(".")) {
+    const peerFolder =
+      OPTIONAL_PEER_PACKAGES[specifier.replace(/^npm:/, "").split(/[/@]/)[0] ?? ""];
+    if (peerFolder !== undefined && !path.startsWith(peerFolder)) {
+      return `imports the optional peer ${JSON.stringify(specifier)} outside ${peerFolder}`;
+    }
+    return undefined;
+  }
   const target = resolveRelative(path, specifier);
+  const store = OPTIONAL_STORE_FOLDERS.find((folder) => target.startsWith(folder));
+  if (store !== undefined && layer !== "stores" && !path.startsWith(store)) {
+    return `imports the optional store adapter ${JSON.stringify(target)} outside its entry`;
+  }
   const targetLayer = layerOf(target);
   if (targetLayer === undefined) {
     return `imports ${JSON.stringify(target)}, which is outside every layer`;

@@ -5,16 +5,23 @@
  * folder's total size is bounded, least recently used (by modification time, touched
  * on every read) removed first. A file another user could read is refused.
  *
+ * A value's version is a hash of its bytes; a conditional write checks and replaces it
+ * under a per-key lock file (`<name>.snap.lock`, created exclusively), so processes
+ * finishing turns of one conversation at once never overwrite a newer snapshot.
+ *
  * @module
  */
 import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import {
-  type ConversationSnapshotStore,
   SNAPSHOT_STORE_MAX_BYTES,
   type SnapshotRead,
+  type SnapshotWrite,
+  type VersionedSnapshotStore,
+  versionMatches,
 } from "../../session/snapshot-store.ts";
+import { withFileLock } from "./file-lock.ts";
 import { bytesToHex } from "../../core/bytes.ts";
 import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
 import { writePrivateFileAtomic } from "./private-file.ts";
@@ -53,7 +60,7 @@ export interface SnapshotFileStoreOptions {
  */
 export function createSnapshotFileStore(
   options: SnapshotFileStoreOptions = {},
-): ConversationSnapshotStore & { readonly directory: string } {
+): VersionedSnapshotStore & { readonly directory: string } {
   const directory = options.directory ?? join(openCodeCacheRoot(options.env), FOLDER_NAME);
   const maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
   const pathOf = async (key: string) =>
@@ -82,12 +89,26 @@ export function createSnapshotFileStore(
       }
       const now = new Date();
       await utimes(path, now, now).catch(() => {});
-      return { status: "found", bytes };
+      return { status: "found", bytes, version: await versionOf(bytes) };
     },
-    async write(key, bytes) {
+    async write(key, bytes, writeOptions): Promise<SnapshotWrite> {
       const path = await pathOf(key);
-      await writePrivateFileAtomic(path, bytes);
-      await enforceBound(directory, maxBytes, path);
+      const expected = writeOptions?.ifVersion;
+      const replace = async (): Promise<SnapshotWrite> => {
+        if (expected !== undefined && !versionMatches(await storedVersion(path), expected)) {
+          return { status: "conflict" };
+        }
+        await writePrivateFileAtomic(path, bytes);
+        return { status: "written", version: await versionOf(bytes) };
+      };
+      const result = expected === undefined
+        ? await replace()
+        : await withFileLock(`${path}.lock`, replace);
+      if (result.status === "written") await enforceBound(directory, maxBytes, path);
+      return result;
+    },
+    async version(key) {
+      return await storedVersion(await pathOf(key));
     },
     async remove(key) {
       await rm(await pathOf(key), { force: true });
@@ -102,6 +123,22 @@ export function createSnapshotFileStore(
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return bytesToHex(new Uint8Array(digest));
+}
+
+/** A value's version: the first 128 bits of its SHA-256 (each snapshot holds its save time). */
+async function versionOf(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes.slice());
+  return bytesToHex(new Uint8Array(digest)).slice(0, 32);
+}
+
+/** The version of the file's content, `undefined` when there is none. */
+async function storedVersion(path: string): Promise<string | undefined> {
+  try {
+    return await versionOf(new Uint8Array(await readFile(path)));
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Removes the least recently used snapshots until the folder fits (never `keep`). */

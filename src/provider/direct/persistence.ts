@@ -17,7 +17,10 @@ import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 
 /**
- * Restores the session's conversation from its snapshot when this process holds none.
+ * Restores the session's conversation from its snapshot when this process holds none,
+ * or holds an older state than the store (another process finished a turn since). When
+ * that newer state cannot be restored, the conversation in memory stays: the host's
+ * history, which holds the turns it lacks, makes the turn reseed.
  *
  * @param config The provider configuration (stores, snapshot store, logger, clock).
  * @param key The host session key, if any.
@@ -28,7 +31,9 @@ export async function restoreIfAbsent(
   key: string | undefined,
 ): Promise<void> {
   const snapshots = config.snapshots;
-  if (key === undefined || snapshots === undefined || config.conversations.get(key)) return;
+  if (key === undefined || snapshots === undefined) return;
+  const present = config.conversations.get(key);
+  if (present !== undefined && !(await supersededInStore(config, snapshots, present))) return;
   const started = config.now();
   const outcome = await restoreConversation(key, {
     snapshots,
@@ -63,8 +68,30 @@ export async function restoreIfAbsent(
 }
 
 /**
+ * Whether the store holds a newer snapshot of the conversation than the one it continues
+ * from: another process finished a turn of it. Only a store that reports versions
+ * cheaply is asked (never a held Run's conversation: its tool step continues here); a
+ * store that cannot answer counts as not newer.
+ */
+async function supersededInStore(
+  config: ProviderConfig,
+  snapshots: NonNullable<ProviderConfig["snapshots"]>,
+  conversation: Conversation<unknown>,
+): Promise<boolean> {
+  if (snapshots.version === undefined || conversation.held !== undefined) return false;
+  try {
+    const stored = await snapshots.version(snapshotStoreKey(config.apiBaseURL, conversation.key));
+    return stored !== undefined && stored !== conversation.snapshotVersion;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Writes the conversation's snapshot when its checkpoint (or compaction mark) changed
- * since the last write.
+ * since the last write, on condition that the store still holds the version the
+ * conversation continues from. When another process wrote a newer one meanwhile, this
+ * write loses (`save conflict`) and the newer snapshot stays.
  *
  * @param config The provider configuration.
  * @param conversation The session's conversation.
@@ -80,8 +107,24 @@ export async function persistConversation(
   try {
     const bytes = await captureConversation(conversation, config.blobs, config.now());
     if (bytes === undefined) return;
-    await snapshots.write(snapshotStoreKey(config.apiBaseURL, conversation.key), bytes);
+    const written = await snapshots.write(
+      snapshotStoreKey(config.apiBaseURL, conversation.key),
+      bytes,
+      { ifVersion: conversation.snapshotVersion ?? null },
+    );
+    if (written?.status === "conflict") {
+      // Another process finished a turn of this conversation first: its snapshot stays, and
+      // this process's next turn restores it (restoreIfAbsent sees the newer version).
+      emitDiagnostic(config.logger, {
+        kind: "persistence-outcome",
+        status: "save conflict",
+        sessionKey: conversation.key,
+        reason: "newer-snapshot-in-store",
+      });
+      return;
+    }
     conversation.persistedCheckpoint = conversation.checkpoint;
+    conversation.snapshotVersion = written?.status === "written" ? written.version : undefined;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     emitDiagnostic(config.logger, {

@@ -266,10 +266,16 @@ export interface PersistenceRestoredEvent {
   readonly restoreMs: number;
 }
 
-/** `conversation persistence: missing|invalid|expired|restore failure|save failure`. */
+/** `conversation persistence: missing|invalid|expired|restore failure|save failure|save conflict`. */
 export interface PersistenceOutcomeEvent {
   readonly kind: "persistence-outcome";
-  readonly status: "missing" | "invalid" | "expired" | "restore failure" | "save failure";
+  readonly status:
+    | "missing"
+    | "invalid"
+    | "expired"
+    | "restore failure"
+    | "save failure"
+    | "save conflict";
   readonly sessionKey: string;
   /** Why (absent for `missing`); whitespace folded, at most 200 characters. */
   readonly reason?: string;
