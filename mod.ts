@@ -48,13 +48,11 @@ export type { EndStream } from "./src/protocol/end-stream.ts";
 export type { WorkspaceFacts } from "./src/session/request-context.ts";
 export type {
   ConversationSnapshotStore,
-  MemorySnapshotStoreOptions,
   SnapshotRead,
   SnapshotWrite,
   SnapshotWriteOptions,
   VersionedSnapshotStore,
 } from "./src/session/snapshot-store.ts";
-export { createMemorySnapshotStore } from "./src/session/snapshot-store.ts";
 export type { ImageStaging, StagedImage } from "./src/provider/direct/tools/image-save.ts";
 export type { CliBackendSettings } from "./src/provider/cli/cli-backend.ts";
 export type { CursorAgentPermissions } from "./src/cli/argv.ts";

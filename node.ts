@@ -10,12 +10,7 @@ import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
-export {
-  createMemorySnapshotStore,
-  CURSOR_ERROR_CODES,
-  CursorError,
-  CursorLanguageModel,
-} from "./mod.ts";
+export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
 export type {
   AgentRunStream,
   AgentTransport,
@@ -40,7 +35,6 @@ export type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamResult,
-  MemorySnapshotStoreOptions,
   OpenRunOptions,
   PermissionRule,
   ProviderV3,
