@@ -53,8 +53,17 @@ export class CheckpointEligibility {
   #savedThisAttempt = false;
   #resumedAttempt = false;
   #resumesWithoutCheckpoint = 0;
-  /** Called when a checkpoint becomes the eligible one. */
-  onEligible: (() => void) | undefined;
+  #onEligible: (() => void) | undefined;
+
+  /**
+   * Calls `listener` whenever a checkpoint becomes the eligible one (replacing any earlier
+   * listener).
+   *
+   * @param listener The listener.
+   */
+  watchEligible(listener: () => void): void {
+    this.#onEligible = listener;
+  }
 
   /** The latest eligible checkpoint's bytes, if any. */
   get eligible(): Uint8Array | undefined {
@@ -99,7 +108,7 @@ export class CheckpointEligibility {
         this.#eligible = event.bytes;
         this.#savedThisAttempt = true;
         this.#resumesWithoutCheckpoint = 0;
-        this.onEligible?.();
+        this.#onEligible?.();
         return;
       default:
         return;

@@ -62,7 +62,7 @@ export async function captureConversation<Held>(
       : { checkpointUsedTokens: conversation.checkpointUsed }),
     checkpointCategories: conversation.checkpointCategories ?? {},
     frozenSystemPrompt: conversation.frozenSystemPrompt ?? "",
-    history: conversation.history,
+    history: [...conversation.history],
     lastAssistantText: conversation.lastAssistantText,
     requestContext: context?.bytes ?? new Uint8Array(0),
     requestContextKey: context?.key ?? "",
@@ -141,8 +141,7 @@ export async function restoreConversation<Held>(
   }
   const problem = hydrate(key, snapshot, target);
   if (problem !== undefined) return drop({ status: "invalid", reason: problem });
-  const restored = target.conversations.get(key);
-  if (restored !== undefined) restored.snapshotVersion = read.version;
+  target.conversations.get(key)?.bindSnapshot(read.version);
   return {
     status: "restored",
     blobs: snapshot.blobs.length,
@@ -187,19 +186,22 @@ function hydrate<Held>(
     snapshot.conversationId,
     snapshot.conversationGroupId || snapshot.conversationId,
   );
-  conversation.checkpoint = snapshot.checkpoint;
-  conversation.persistedCheckpoint = snapshot.checkpoint;
-  conversation.checkpointUsed = snapshot.checkpointUsedTokens;
-  conversation.checkpointCategories = Object.keys(snapshot.checkpointCategories).length === 0
-    ? undefined
-    : { ...snapshot.checkpointCategories };
-  conversation.frozenSystemPrompt = snapshot.frozenSystemPrompt;
-  conversation.history = [...snapshot.history];
-  conversation.lastAssistantText = snapshot.lastAssistantText;
-  conversation.requestContext = requestContext;
-  conversation.advertisedTools = tools;
-  conversation.compactionPending = snapshot.compactionPending;
-  conversation.cursorMode = snapshot.cursorMode === "" ? undefined : snapshot.cursorMode;
+  conversation.restore({
+    conversationId: conversation.conversationId,
+    groupId: conversation.groupId,
+    checkpoint: snapshot.checkpoint,
+    checkpointUsed: snapshot.checkpointUsedTokens,
+    checkpointCategories: Object.keys(snapshot.checkpointCategories).length === 0
+      ? undefined
+      : { ...snapshot.checkpointCategories },
+    frozenSystemPrompt: snapshot.frozenSystemPrompt,
+    history: snapshot.history,
+    lastAssistantText: snapshot.lastAssistantText,
+    requestContext,
+    advertisedTools: tools,
+    compactionPending: snapshot.compactionPending,
+    cursorMode: snapshot.cursorMode === "" ? undefined : snapshot.cursorMode,
+  }, undefined);
   return undefined;
 }
 

@@ -36,9 +36,9 @@ async function sampleStores(key = "ses_a") {
   blobs.set(bytesToHex(await sha256(stray)), stray);
   const conversations = createConversationStore<never>({ now: () => NOW, release: () => {} });
   const conversation = conversations.create(key, "conv-1", "group-1");
-  conversation.checkpoint = new Uint8Array([0x42, turnId.length, ...turnId]);
-  conversation.frozenSystemPrompt = "Be brief";
-  conversation.history = ["d1", "d2"];
+  conversation.adoptCheckpoint({ bytes: new Uint8Array([0x42, turnId.length, ...turnId]) });
+  conversation.freezeSystemPrompt("Be brief");
+  conversation.recordPass(["d1", "d2"], "", true);
   return { blobs, conversation, ids: [bytesToHex(turnId), bytesToHex(messageId)] };
 }
 
@@ -89,15 +89,15 @@ describe("conversation snapshots", () => {
 
   it("keeps Cursor's mode across a restart (plan mode after a declined plan stays plan mode)", async () => {
     const { blobs, conversation } = await sampleStores();
-    conversation.cursorMode = "plan";
+    conversation.setCursorMode("plan");
     const store = createSnapshotFileStore({ directory: folder() });
     await store.write("ses_a", await captured(conversation, blobs));
     const target = freshTarget(store, NOW + 1000);
     await restoreConversation("ses_a", target);
     assert.equal(target.conversations.get("ses_a")?.cursorMode, "plan");
 
-    conversation.cursorMode = undefined;
-    await store.write("ses_a", await captured(conversation, blobs));
+    const agent = await sampleStores();
+    await store.write("ses_a", await captured(agent.conversation, agent.blobs));
     const again = freshTarget(store, NOW + 2000);
     await restoreConversation("ses_a", again);
     assert.equal(again.conversations.get("ses_a")?.cursorMode, undefined, "agent: no mode kept");

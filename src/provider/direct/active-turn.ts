@@ -13,7 +13,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../core/logger.ts";
 import type { AgentRun } from "../../session/agent-run.ts";
-import type { RunEvent } from "../../session/run-events.ts";
+import type { RunEvent, TurnCounters } from "../../session/run-events.ts";
 import { ReplayGuard } from "../../session/recovery-guard.ts";
 import { CheckpointEligibility } from "../../session/checkpoint-eligibility.ts";
 import {
@@ -35,6 +35,48 @@ export const BATCH_WINDOW_MS = 120;
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
 
+/** How the Run started (continuity, request context), repeated on every pass's diagnostics. */
+export interface StartFacts {
+  readonly continuity: string;
+  readonly coldReason: string | undefined;
+  readonly requestContext: string;
+  readonly requestContextHash: string;
+  readonly systemPromptHash: string;
+  readonly systemPromptSent: boolean;
+  /** Skills this Run appended to the conversation's (a capability-epoch change). */
+  readonly skillsAppended?: number;
+}
+
+/**
+ * How a turn's next Run relates to the one before: the same request again (`replay`), a
+ * new conversation seeded from host history (`rebuild`), `resume_action` from the turn's
+ * latest eligible checkpoint (`resume`), or the build Run of an approved plan (`build`).
+ */
+export type SuccessorKind = "replay" | "rebuild" | "resume" | "build";
+
+/** Who a Run belongs to: what a successor keeps unless its opener says otherwise. */
+export interface TurnIdentity {
+  readonly conversationId: string;
+  readonly modelId: string;
+  /** Context occupancy of the checkpoint the Run started from. */
+  readonly priorUsed: number | undefined;
+  /** The prior checkpoint's categories. */
+  readonly priorCategories?: Readonly<Record<string, number>> | undefined;
+  /** The workspace directory the Run's tools act in. */
+  readonly workspaceRoot: string;
+}
+
+/** What a turn is made from. */
+export interface TurnOptions extends TurnIdentity {
+  readonly run: AgentRun;
+  readonly newId: () => string;
+  readonly logger: DebugLogger;
+  /** Where generated images wait for the host's save tool. */
+  readonly images?: ImageStaging | undefined;
+  /** How the turn's first Run started, when known. */
+  readonly startFacts?: StartFacts | undefined;
+}
+
 /** Everything a turn carries between `doStream` calls. */
 export class ActiveTurn {
   readonly run: AgentRun;
@@ -46,55 +88,45 @@ export class ActiveTurn {
   /** Context occupancy of the checkpoint the Run started from. */
   readonly priorUsed: number | undefined;
   /** The prior checkpoint's categories. */
-  readonly priorCategories: Record<string, number> | undefined;
-  state: RunStreamState = createRunStreamState();
-  /** How the Run started (continuity, request context), repeated on every pass's diagnostics. */
-  startFacts: {
-    readonly continuity: string;
-    readonly coldReason: string | undefined;
-    readonly requestContext: string;
-    readonly requestContextHash: string;
-    readonly systemPromptHash: string;
-    readonly systemPromptSent: boolean;
-    /** Skills this Run appended to the conversation's (a capability-epoch change). */
-    readonly skillsAppended?: number;
-  } | undefined;
-  pumpPasses = 0;
+  readonly priorCategories: Readonly<Record<string, number>> | undefined;
+  /** How the turn's first Run started, repeated on every pass's diagnostics. */
+  readonly startFacts: StartFacts | undefined;
   /** Replay barriers seen on this Run (a replay is safe only before the first). */
   readonly guard: ReplayGuard = new ReplayGuard();
-  /** Replay barriers seen since the current pass began. */
-  passGuard: ReplayGuard = new ReplayGuard();
   /** The turn's latest resume-eligible checkpoint (carried over to a resumed attempt). */
-  checkpoints: CheckpointEligibility = new CheckpointEligibility();
+  readonly checkpoints: CheckpointEligibility;
   /** This attempt continues an interrupted one from a checkpoint (`resume_action`). */
-  resumed = false;
-  /** Why the Run failed while it was held for the host's tool results, if it did. */
-  heldFailure: unknown;
+  readonly resumed: boolean;
+  #state: RunStreamState = createRunStreamState();
+  #pumpPasses = 0;
+  #passGuard: ReplayGuard = new ReplayGuard();
+  #heldFailure: unknown;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
+  readonly #options: TurnOptions;
   readonly #logger: DebugLogger;
   /** The host tool calls the turn waits on. */
   readonly #calls: HostToolCalls;
   /** Questions, mode switches and plans: their rules, effects and host calls. */
   readonly interactions: TurnInteractions;
 
-  constructor(options: {
-    run: AgentRun;
-    conversationId: string;
-    modelId: string;
-    priorUsed: number | undefined;
-    priorCategories?: Record<string, number> | undefined;
-    newId: () => string;
-    logger: DebugLogger;
-    workspaceRoot: string;
-    /** Where generated images wait for the host's save tool. */
-    images?: ImageStaging | undefined;
-  }) {
+  /**
+   * @param options The Run, who it belongs to, and the provider's services.
+   * @param lineage What a successor carries over (see {@link ActiveTurn.successor}).
+   */
+  constructor(
+    options: TurnOptions,
+    lineage?: { readonly checkpoints: CheckpointEligibility; readonly resumed: boolean },
+  ) {
+    this.#options = options;
     this.run = options.run;
     this.events = options.run.events();
     this.conversationId = options.conversationId;
     this.modelId = options.modelId;
     this.priorUsed = options.priorUsed;
     this.priorCategories = options.priorCategories;
+    this.startFacts = options.startFacts;
+    this.checkpoints = lineage?.checkpoints ?? new CheckpointEligibility();
+    this.resumed = lineage?.resumed ?? false;
     this.#logger = options.logger;
     this.workspaceRoot = options.workspaceRoot;
     this.#calls = new HostToolCalls({
@@ -105,6 +137,57 @@ export class ActiveTurn {
       images: options.images,
     });
     this.interactions = this.#calls.interactions;
+  }
+
+  /**
+   * The turn's next Run, made from this one: it keeps the turn's start facts and, unless
+   * given, who the Run belongs to; a `resume` also carries the checkpoint tracker (its
+   * eligible checkpoint is where the new Run starts).
+   *
+   * @param kind How the new Run relates to this one.
+   * @param run The new Run, already started.
+   * @param identity What differs (a rebuild's new conversation, for one).
+   * @returns The successor.
+   */
+  successor(kind: SuccessorKind, run: AgentRun, identity?: Partial<TurnIdentity>): ActiveTurn {
+    const resume = kind === "resume";
+    const next = new ActiveTurn({ ...this.#options, ...identity, run }, {
+      checkpoints: resume ? this.checkpoints.carry() : new CheckpointEligibility(),
+      resumed: resume,
+    });
+    next.interactions.sessionRules = this.interactions.sessionRules;
+    return next;
+  }
+
+  /** The stream mapper's state of the current pass. */
+  get state(): Readonly<RunStreamState> {
+    return this.#state;
+  }
+
+  /** How many passes (`doStream` calls) the turn has had. */
+  get pumpPasses(): number {
+    return this.#pumpPasses;
+  }
+
+  /** Replay barriers seen since the current pass began. */
+  get passGuard(): ReplayGuard {
+    return this.#passGuard;
+  }
+
+  /** Why the Run failed while it was held for the host's tool results, if it did. */
+  get heldFailure(): unknown {
+    return this.#heldFailure;
+  }
+
+  /**
+   * Folds the counters of an earlier Run of the same host step into this Run's (the build
+   * Run of a plan: the host's step covered both Runs).
+   *
+   * @param earlier The earlier Run's counters.
+   */
+  foldCounters(earlier: TurnCounters): void {
+    const own = this.#state.counters;
+    if (own !== undefined) this.#state.counters = addCounters(earlier, own);
   }
 
   /** Host tool calls emitted so far. */
@@ -119,13 +202,17 @@ export class ActiveTurn {
 
   /**
    * Starts the next pump: a fresh mapper state for this `doStream` call.
+   *
+   * @param taking The Run this one takes the pass over from (a replay, a resume, a plan's
+   *   build Run): the pass's part ids go on from its.
    */
-  beginPass(): void {
-    this.pumpPasses++;
-    this.passGuard = new ReplayGuard();
-    const previous = this.state;
-    this.state = {
+  beginPass(taking?: ActiveTurn): void {
+    this.#pumpPasses++;
+    this.#passGuard = new ReplayGuard();
+    const previous = this.#state;
+    this.#state = {
       ...createRunStreamState(),
+      ...(taking === undefined ? {} : { partCounter: taking.state.partCounter }),
       counters: previous.counters,
       latestUsed: previous.latestUsed,
       latestCheckpoint: previous.latestCheckpoint,
@@ -170,7 +257,7 @@ export class ActiveTurn {
     emit: (part: LanguageModelV3StreamPart) => void,
     tools: HostTools,
   ): Promise<PumpOutcome> {
-    const closeOpen = () => closeOpenParts(this.state);
+    const closeOpen = () => closeOpenParts(this.#state);
     if (await this.interactions.beginPass(tools, emit, closeOpen)) return "tool-calls";
     let batchOpen = await this.#calls.bridgeDeferred(tools, emit, closeOpen);
     for (;;) {
@@ -182,18 +269,18 @@ export class ActiveTurn {
       if (next === "window-closed") {
         // Held for the host's results: a Run that breaks meanwhile is known before they come.
         upcoming.catch((error: unknown) => {
-          this.heldFailure ??= error;
+          this.#heldFailure ??= error;
         });
         return "tool-calls";
       }
       this.#next = undefined;
       if (next.done) {
-        for (const part of closeOpenParts(this.state)) emit(part);
+        for (const part of closeOpenParts(this.#state)) emit(part);
         return "turn-ended";
       }
       const event: RunEvent = next.value;
       this.guard.observe(event);
-      this.passGuard.observe(event);
+      this.#passGuard.observe(event);
       this.checkpoints.observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#calls.bridge(event.exec, tools, emit, closeOpen)) || batchOpen;
@@ -215,11 +302,11 @@ export class ActiveTurn {
         emitDiagnostic(this.#logger, { kind: "run-warning", message: event.message });
         continue;
       }
-      for (const part of mapRunEvent(this.state, event)) emit(part);
+      for (const part of mapRunEvent(this.#state, event)) emit(part);
       // Cursor does not wait for a todo mirror, so the step ends here and the host runs it now
       // (only before `turn_ended`).
       if (
-        event.type === "checkpoint" && this.state.counters === undefined &&
+        event.type === "checkpoint" && this.#state.counters === undefined &&
         this.#calls.mirrorTodos(event.todos, tools, emit, closeOpen)
       ) return "tool-calls";
     }
@@ -249,6 +336,18 @@ export class ActiveTurn {
   cancel(): Promise<void> {
     return this.run.cancel();
   }
+}
+
+/** Two Runs' counters as one (a counter is present when either had it). */
+function addCounters(a: TurnCounters, b: TurnCounters): TurnCounters {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    present: [...new Set([...a.present, ...b.present])],
+  };
 }
 
 async function raceWindow<T>(promise: Promise<T>, ms: number): Promise<T | "window-closed"> {

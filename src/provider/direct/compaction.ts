@@ -53,11 +53,8 @@ export function markCompaction(
   key: string | undefined,
 ): Conversation<unknown> | undefined {
   const conversation = key === undefined ? undefined : config.conversations.get(key);
-  if (conversation !== undefined) {
-    conversation.compactionPending = true;
-    // The mark must survive a restart too: the next write carries it.
-    conversation.persistedCheckpoint = undefined;
-  }
+  // The mark must survive a restart too: the next write carries it.
+  conversation?.markCompaction();
   emitDiagnostic(config.logger, {
     kind: "compaction",
     sessionKey: key,

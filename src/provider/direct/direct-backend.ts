@@ -37,6 +37,7 @@ import { firstRunWindow } from "./seed-window.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { prepareRun, type RunInputs } from "./run-opener.ts";
+import type { StartFacts } from "./active-turn.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
 import type { SessionRules } from "./interactions/session-rules.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
@@ -286,8 +287,8 @@ export class DirectBackend implements TurnBackend {
         if (stale !== undefined) stale.interactions.sessionRules = input.sessionRules;
         await stale?.settleInteractions(options.prompt).catch(() => undefined);
         const mode = stale?.interactions.cursorMode;
-        if (mode !== undefined) conversation.cursorMode = mode;
-        conversation.heldReleaseReason = "superseded-by-new-run";
+        if (mode !== undefined) conversation.setCursorMode(mode);
+        conversation.noteHeldRelease("superseded-by-new-run");
         emitDiagnostic(config.logger, {
           kind: "held-run-released",
           conversationId: conversation.conversationId,
@@ -330,7 +331,7 @@ export class DirectBackend implements TurnBackend {
         due && {
           text: due.text,
           sent: () => {
-            conversation.ruleReminder = due.kind;
+            conversation.noteRuleReminder(due.kind);
           },
         },
         await this.#images.resultMedia(options, results, {
@@ -342,11 +343,12 @@ export class DirectBackend implements TurnBackend {
       // The held Run broke while the host ran its tools, or lives in a request or isolate
       // that has ended: rebuild from host history (the caller's orphan-results plan).
       turn.close();
-      conversation.heldReleaseReason = heldRunFailure(error);
+      const reason = heldRunFailure(error);
+      conversation.noteHeldRelease(reason);
       emitDiagnostic(config.logger, {
         kind: "continuation",
         toolNames: results.map((r) => r.toolName),
-        heldRun: conversation.heldReleaseReason,
+        heldRun: reason,
       });
       return undefined;
     }
@@ -388,18 +390,17 @@ export class DirectBackend implements TurnBackend {
     const { plan, selection, tools, options } = input;
     const conversation = plan.conversation;
     const { openTurn, requestContext, skillsAppended } = await prepareRun(config, input);
-    const turn = await openTurn();
-    const allowance = turnAllowance(config, input.key, options.prompt);
-    const requestContextHash = await shortHash(requestContext.bytes);
-    turn.startFacts = {
+    const startFacts: StartFacts = {
       continuity: plan.continuity,
       coldReason: plan.coldReason,
       requestContext: requestContext.reused ? "reused" : "built",
-      requestContextHash,
+      requestContextHash: await shortHash(requestContext.bytes),
       systemPromptHash: await shortHash(plan.systemPrompt),
       systemPromptSent: plan.continuity === "cold",
       ...(skillsAppended > 0 ? { skillsAppended } : {}),
     };
+    const turn = await openTurn({ startFacts });
+    const allowance = turnAllowance(config, input.key, options.prompt);
     const result = await openTurnStream({
       turn,
       config,
@@ -426,7 +427,7 @@ export class DirectBackend implements TurnBackend {
           abortSignal: options.abortSignal,
         },
       }),
-      diagnostics: { sessionKey: input.key ?? "none", ...turn.startFacts },
+      diagnostics: { sessionKey: input.key ?? "none", ...startFacts },
     });
     return {
       stream: persistWhenDone(result, config, conversation),

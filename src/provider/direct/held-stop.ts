@@ -42,8 +42,8 @@ export function cancelHeldRunOnStop(input: {
       if (!stillHeld()) return;
       const held = config.conversations.take(conversation);
       if (held === undefined) return;
-      rollBackInterruptedTurn(conversation, "");
-      conversation.heldReleaseReason = "host-stopped";
+      conversation.rollBackToTurnStart("");
+      conversation.noteHeldRelease("host-stopped");
       interruptRun(config.billing, held);
       emitDiagnostic(config.logger, {
         kind: "held-run-released",
@@ -58,25 +58,4 @@ export function cancelHeldRunOnStop(input: {
   signal.addEventListener("abort", onAbort, { once: true });
   // A long-lived signal (one for many calls) must not keep every finished Run's listener.
   void turn.run.closed.then(() => signal.removeEventListener("abort", onAbort));
-}
-
-/**
- * Rolls a conversation back to its turn's start after a turn the host interrupted: what
- * the host shows of it reaches Cursor as history with the next message.
- *
- * @param conversation The conversation.
- * @param shown The text of the interrupted pass the host showed.
- */
-export function rollBackInterruptedTurn(
-  conversation: Conversation<ActiveTurn>,
-  shown: string,
-): void {
-  const start = conversation.turnStart;
-  if (start === undefined) {
-    conversation.interruptedText = shown;
-    return;
-  }
-  conversation.history = start.history;
-  conversation.lastAssistantText = start.assistantText;
-  conversation.interruptedText = start.shown + shown;
 }

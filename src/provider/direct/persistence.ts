@@ -123,8 +123,7 @@ export async function persistConversation(
       });
       return;
     }
-    conversation.persistedCheckpoint = conversation.checkpoint;
-    conversation.snapshotVersion = written?.status === "written" ? written.version : undefined;
+    conversation.bindSnapshot(written?.status === "written" ? written.version : undefined);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     emitDiagnostic(config.logger, {

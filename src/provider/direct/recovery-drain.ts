@@ -122,11 +122,10 @@ export function adoptDrainedCheckpoint(
   while (firstNew > conversation.history.length && messages[firstNew - 1]?.role === "user") {
     firstNew--;
   }
-  conversation.checkpoint = drained.checkpoint;
-  conversation.checkpointUsed = drained.used ?? conversation.checkpointUsed;
-  conversation.checkpointCategories = drained.categories ?? conversation.checkpointCategories;
-  conversation.history = promptDigests(messages.slice(0, firstNew));
-  conversation.lastAssistantText = "";
+  conversation.adoptCheckpoint(
+    { bytes: drained.checkpoint, used: drained.used, categories: drained.categories },
+    { history: promptDigests(messages.slice(0, firstNew)) },
+  );
   return true;
 }
 

@@ -166,15 +166,7 @@ export function rebuildPlan(
 ): TurnPlan | undefined {
   const text = renderHistoryForReseed(prompt);
   if (text === undefined) return undefined;
-  conversation.conversationId = newId();
-  conversation.checkpoint = undefined;
-  conversation.checkpointUsed = undefined;
-  conversation.checkpointCategories = undefined;
-  conversation.frozenSystemPrompt = systemPrompt;
-  conversation.requestContext = undefined;
-  conversation.turnStart = undefined;
-  // The new Cursor conversation has heard no rule reminder yet.
-  conversation.ruleReminder = undefined;
+  conversation.rotate(newId(), systemPrompt);
   return {
     conversationId: conversation.conversationId,
     groupId: conversation.groupId,
@@ -284,9 +276,7 @@ export function rebuildHook(
       abortSignal: input.options.abortSignal,
       allowance,
     });
-    const rebuilt = await openTurn();
-    rebuilt.startFacts = failed.turn.startFacts;
-    return rebuilt;
+    return await openTurn({ after: { turn: failed.turn, kind: "rebuild" } });
   };
   return async (failed) => {
     const next = await recover(failed);

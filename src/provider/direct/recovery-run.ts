@@ -15,7 +15,7 @@ import {
   retryKind,
 } from "../../session/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn } from "./active-turn.ts";
+import type { PreparedRun } from "./run-opener.ts";
 import { logRebase, logRunInterrupted } from "./recovery-lines.ts";
 import type { TurnStreamContext } from "./turn-stream.ts";
 import {
@@ -35,7 +35,7 @@ import {
 export function replayFreshRun(input: {
   readonly config: ProviderConfig;
   readonly conversationId: string;
-  readonly open: () => Promise<ActiveTurn>;
+  readonly open: PreparedRun["openTurn"];
   readonly abortSignal: AbortSignal | undefined;
   readonly allowance?: RetryAllowance;
   /** Resuming from an eligible checkpoint (tried before a replay). */
@@ -79,8 +79,6 @@ export function replayFreshRun(input: {
       });
     }
     if (!(await sleepUnlessAborted(delay, input.abortSignal))) return undefined;
-    const replay = await input.open();
-    replay.startFacts = turn.startFacts;
-    return replay;
+    return await input.open({ after: { turn, kind: "replay" } });
   };
 }

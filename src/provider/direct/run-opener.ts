@@ -26,7 +26,7 @@ import { readCursorOptions } from "./model-options.ts";
 import { callWorkspace } from "../call-workspace.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import { ActiveTurn } from "./active-turn.ts";
+import { ActiveTurn, type StartFacts, type SuccessorKind } from "./active-turn.ts";
 import type { convertPrompt } from "./convert-prompt.ts";
 import { advertisedTools } from "./capability-epoch.ts";
 import { conversationSkills } from "./skills.ts";
@@ -48,10 +48,18 @@ export interface RunInputs {
   readonly executePlan?: { readonly uri: string; readonly content: string };
 }
 
+/** What a prepared Run is opened as. */
+export interface OpenAs {
+  /** The Run this one succeeds in the same host turn (a replay, a rebuild, a plan's build). */
+  readonly after?: { readonly turn: ActiveTurn; readonly kind: SuccessorKind };
+  /** How the turn's first Run started (for a first Run; a successor keeps its own). */
+  readonly startFacts?: StartFacts;
+}
+
 /** A prepared Run. */
 export interface PreparedRun {
   /** Opens the Run (again): a new request id, the same run request. */
-  readonly openTurn: () => Promise<ActiveTurn>;
+  readonly openTurn: (as?: OpenAs) => Promise<ActiveTurn>;
   readonly requestContext: ReturnType<typeof materializeRequestContext>;
   /** Skills this Run appends to the conversation's (a capability-epoch change). */
   readonly skillsAppended: number;
@@ -68,7 +76,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const { plan, selection, tools, options } = input;
   const conversation = plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
-  if (conversation) conversation.advertisedTools = advertised;
+  conversation?.noteSent({ advertisedTools: advertised });
   const workspace = config.workspaceFor(
     callWorkspace(options.providerOptions, config.providerName),
   );
@@ -85,14 +93,14 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     ? undefined
     : await config.workspaceGit.facts(config.logger, workspace.workspaceRoot);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
-  if (conversation) conversation.requestContext = requestContext;
+  conversation?.noteSent({ requestContext });
   const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
   // A rule reminder goes with the user message, after the person's text (ADR 135).
   const reminder = input.executePlan === undefined && conversation !== undefined
     ? dueRuleReminder(conversation.ruleReminder, sessionRules)
     : undefined;
   if (conversation !== undefined && reminder !== undefined) {
-    conversation.ruleReminder = reminder.kind;
+    conversation.noteRuleReminder(reminder.kind);
   }
   const epoch = input.executePlan === undefined
     ? contextEpoch(config, input, plan.continuity === "cold")
@@ -130,20 +138,25 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     );
   }
   const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
-  const openTurn = async (): Promise<ActiveTurn> => {
-    const turn = await openActiveTurn(config, {
+  const openTurn = async (as?: OpenAs): Promise<ActiveTurn> => {
+    const run = await openAgentRun(config, {
       requestBytes,
       requestContext: requestContext.message,
-      conversationId: plan.conversationId,
-      modelId: selection.modelId,
-      priorUsed: plan.priorUsed,
-      priorCategories: conversation?.checkpointCategories,
       abortSignal: options.abortSignal,
-      workspaceRoot: workspace.workspaceRoot,
       blobPush: conversation === undefined
         ? undefined
         : { serverBlobs: conversation.serverBlobs, pushed: pushed.length > 0 },
     });
+    const identity = {
+      conversationId: plan.conversationId,
+      modelId: selection.modelId,
+      priorUsed: plan.priorUsed,
+      priorCategories: conversation?.checkpointCategories,
+      workspaceRoot: workspace.workspaceRoot,
+    };
+    const turn = as?.after === undefined
+      ? new ActiveTurn({ ...turnServices(config), ...identity, run, startFacts: as?.startFacts })
+      : as.after.turn.successor(as.after.kind, run, identity);
     // The ledger prices the variant the Run asked for (a Fast variant at its Fast rates).
     config.billing.variantOf.set(turn, selection.parameters);
     turn.interactions.sessionRules = sessionRules;
@@ -181,13 +194,7 @@ function agentMode(mode: string | undefined): AgentMode {
 interface OpenInputs {
   readonly requestBytes: Uint8Array;
   readonly requestContext: RequestContext;
-  readonly conversationId: string;
-  readonly modelId: string;
-  readonly priorUsed: number | undefined;
-  readonly priorCategories: Record<string, number> | undefined;
   readonly abortSignal: AbortSignal | undefined;
-  /** The call's workspace directory (shell working directory, relative paths). */
-  readonly workspaceRoot: string;
   /** The conversation's belief about the server's blobs, and whether this Run pushed any. */
   readonly blobPush?: {
     readonly serverBlobs: ServerBlobKnowledge;
@@ -195,8 +202,13 @@ interface OpenInputs {
   } | undefined;
 }
 
+/** The provider's services every turn uses. */
+function turnServices(config: ProviderConfig) {
+  return { newId: config.generateId, logger: config.logger, images: config.images };
+}
+
 /** Opens a Run on a new request id (current credentials) and starts it with the request. */
-async function openActiveTurn(config: ProviderConfig, input: OpenInputs): Promise<ActiveTurn> {
+async function openAgentRun(config: ProviderConfig, input: OpenInputs): Promise<AgentRun> {
   const requestId = config.generateId();
   const headers = await config.headers(requestId, input.abortSignal);
   const agentBaseURL = await config.agentOrigin(headers, input.abortSignal);
@@ -212,17 +224,7 @@ async function openActiveTurn(config: ProviderConfig, input: OpenInputs): Promis
   }
   if (input.blobPush) noteRun(input.blobPush.serverBlobs, run.activity, input.blobPush.pushed);
   await run.start(input.requestBytes);
-  return new ActiveTurn({
-    run,
-    conversationId: input.conversationId,
-    modelId: input.modelId,
-    priorUsed: input.priorUsed,
-    priorCategories: input.priorCategories,
-    newId: config.generateId,
-    logger: config.logger,
-    workspaceRoot: input.workspaceRoot,
-    images: config.images,
-  });
+  return run;
 }
 
 /**
@@ -272,21 +274,13 @@ export async function openResumedTurn(
     requestContextLen: input.requestContext.bytes.length,
     systemPromptSent: false,
   });
-  const turn = await openActiveTurn(config, {
+  const run = await openAgentRun(config, {
     requestBytes: encodeRunRequestMessage(request, checkpoint),
     requestContext: input.requestContext.message,
-    conversationId: failed.conversationId,
-    modelId: failed.modelId,
-    priorUsed: failed.priorUsed,
-    priorCategories: failed.priorCategories,
     abortSignal: input.abortSignal,
-    workspaceRoot: failed.workspaceRoot,
   });
+  const turn = failed.successor("resume", run);
   config.billing.variantOf.set(turn, input.selection.parameters);
-  turn.interactions.sessionRules = failed.interactions.sessionRules;
-  turn.checkpoints = failed.checkpoints.carry();
-  turn.resumed = true;
-  turn.startFacts = failed.startFacts;
   return turn;
 }
 
@@ -343,7 +337,7 @@ function contextEpoch(config: ProviderConfig, input: RunInputs, cold: boolean): 
   if (conversation === undefined) return undefined;
   const current = instructionSources(input.converted.systemPrompt, input.options.prompt);
   const decision = admitContextEpoch(conversation.instructionSources, current, cold);
-  conversation.instructionSources = decision.admitted;
+  conversation.admitInstructions(decision.admitted);
   if (decision.reminder === undefined) return undefined;
   emitDiagnostic(config.logger, {
     kind: "context-epoch",

@@ -87,7 +87,7 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
     );
     if (overflow !== undefined) throw overflow;
     const conversation = inputs.store.create(inputs.key, inputs.newId());
-    conversation.frozenSystemPrompt = converted.systemPrompt;
+    conversation.freezeSystemPrompt(converted.systemPrompt);
     return cold(
       conversation.conversationId,
       conversation.groupId,
@@ -135,7 +135,7 @@ function reseed(inputs: PlanInputs, reason: string, text: string): TurnPlan {
   const overflow = seedOverflow({ text, systemPrompt, kind: "reseed" }, window);
   if (overflow !== undefined) throw overflow;
   const conversation = inputs.store.create(key, inputs.newId());
-  conversation.frozenSystemPrompt = inputs.converted.systemPrompt;
+  conversation.freezeSystemPrompt(inputs.converted.systemPrompt);
   return cold(
     conversation.conversationId,
     conversation.groupId,

@@ -14,7 +14,7 @@ import type { HostTools } from "./tools/host-tools.ts";
 import type { PassContext } from "./diagnostics/pass-context.ts";
 import { finishWithBilling } from "./diagnostics/finish-billing.ts";
 import { ReplayFilter, VisibleLedger } from "./recovery-replay.ts";
-import { cancelHeldRunOnStop, rollBackInterruptedTurn } from "./held-stop.ts";
+import { cancelHeldRunOnStop } from "./held-stop.ts";
 
 /** Most outstanding tool calls remembered for finding their held Run. */
 const MAX_TOOL_CALL_OWNERS = 1024;
@@ -77,11 +77,7 @@ export async function openTurnStream(
   let turn = context.turn;
   const conversation = context.conversation;
   if (turn.pumpPasses === 0 && conversation) {
-    conversation.turnStart = {
-      history: conversation.history,
-      assistantText: conversation.lastAssistantText,
-      shown: "",
-    };
+    conversation.beginTurn();
   }
   turn.beginPass();
   let finished = false;
@@ -97,9 +93,9 @@ export async function openTurnStream(
   // resumed from it repeats only what came after.
   let mark = { text: 0, reasoning: 0 };
   const watch = (watched: ActiveTurn) => {
-    watched.checkpoints.onEligible = () => {
+    watched.checkpoints.watchEligible(() => {
       mark = { text: ledger.text.length, reasoning: ledger.reasoning.length };
-    };
+    });
   };
   watch(turn);
   const done = (async () => {
@@ -117,8 +113,7 @@ export async function openTurnStream(
           const build = outcome === "turn-ended" ? await context.handoff?.(turn) : undefined;
           if (build !== undefined) {
             // The plan Run has ended; its build Run goes on in this pass (never replayed as it).
-            build.beginPass();
-            build.state.partCounter = turn.state.partCounter;
+            build.beginPass(turn);
             turn = build;
             recover = undefined;
             outcome = undefined;
@@ -138,8 +133,7 @@ export async function openTurnStream(
           if (replay === undefined) throw error;
           for (const part of closeOpenParts(turn.state)) forward(part);
           turn.close();
-          replay.beginPass();
-          replay.state.partCounter = turn.state.partCounter;
+          replay.beginPass(turn);
           turn = replay;
           watch(turn);
           const filter = replay.resumed
@@ -155,7 +149,7 @@ export async function openTurnStream(
       }
       finished = true;
       context.abortSignal?.removeEventListener("abort", onAbort);
-      if (conversation?.turnStart) conversation.turnStart.shown += ledger.text;
+      conversation?.noteShown(ledger.text);
       finishPass({ ...context, turn }, outcome, emit);
     } catch (error) {
       finished = true;
@@ -165,7 +159,7 @@ export async function openTurnStream(
       context.surfaced?.(error);
       // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
       // holds): the next prompt's copy of them is ours.
-      if (conversation) rollBackInterruptedTurn(conversation, ledger.text);
+      conversation?.rollBackToTurnStart(ledger.text);
       if (buffered.length === 0 && controller === undefined) failure = error;
       else emit({ type: "error", error });
     } finally {
@@ -203,10 +197,7 @@ function finishPass(
 ): void {
   const { turn, config, conversation } = context;
   if (conversation) {
-    conversation.history = promptDigests(context.prompt);
-    conversation.lastAssistantText = turn.state.text;
-    conversation.interruptedText = undefined;
-    if (outcome === "turn-ended") conversation.turnStart = undefined;
+    conversation.recordPass(promptDigests(context.prompt), turn.state.text, outcome === "turn-ended");
   }
   if (outcome === "tool-calls") {
     if (conversation) {
@@ -224,10 +215,11 @@ function finishPass(
       conversation && turn.state.latestCheckpoint !== undefined &&
       turn.state.latestCheckpoint.length > 0
     ) {
-      conversation.checkpoint = turn.state.latestCheckpoint;
-      conversation.checkpointUsed = turn.state.latestUsed ?? conversation.checkpointUsed;
-      conversation.checkpointCategories = turn.state.latestCategories ??
-        conversation.checkpointCategories;
+      conversation.adoptCheckpoint({
+        bytes: turn.state.latestCheckpoint,
+        used: turn.state.latestUsed,
+        categories: turn.state.latestCategories,
+      });
     }
     turn.close();
   }

@@ -11,7 +11,6 @@ import type { ProviderConfig } from "../../provider-config.ts";
 import type { ActiveTurn } from "../active-turn.ts";
 import { prepareRun, type RunInputs } from "../run-opener.ts";
 import type { TurnPlan } from "../turn-plan.ts";
-import type { TurnCounters } from "../../../session/run-events.ts";
 
 /** What the build Run is opened with besides the conversation. */
 export type HandoffInputs = Omit<RunInputs, "plan" | "executePlan">;
@@ -33,13 +32,13 @@ export function planHandoff(
     const conversation = conversationOf();
     const { interactions } = turn;
     if (conversation !== undefined && interactions.cursorMode !== undefined) {
-      conversation.cursorMode = interactions.cursorMode;
+      conversation.setCursorMode(interactions.cursorMode);
     }
     const carried = interactions.planCounters;
     if (carried !== undefined && turn.state.counters !== undefined) {
       // The host's step covered both Runs: it is billed for both.
       interactions.planCounters = undefined;
-      turn.state.counters = addCounters(carried, turn.state.counters);
+      turn.foldCounters(carried);
     }
     const approved = interactions.approvedPlan;
     const checkpoint = turn.state.latestCheckpoint;
@@ -48,8 +47,11 @@ export function planHandoff(
     }
     interactions.approvedPlan = undefined;
     // The plan Run is over: its checkpoint is where the build turn starts.
-    conversation.checkpoint = checkpoint;
-    conversation.checkpointUsed = turn.state.latestUsed ?? conversation.checkpointUsed;
+    conversation.adoptCheckpoint({
+      bytes: checkpoint,
+      used: turn.state.latestUsed,
+      categories: turn.state.latestCategories,
+    });
     turn.close();
     const plan: TurnPlan = {
       conversationId: conversation.conversationId,
@@ -68,21 +70,8 @@ export function planHandoff(
       plan,
       executePlan: { uri: approved.uri, content: approved.content },
     });
-    const build = await openTurn();
-    build.startFacts = turn.startFacts;
+    const build = await openTurn({ after: { turn, kind: "build" } });
     build.interactions.planCounters = turn.state.counters;
     return build;
-  };
-}
-
-/** Two Runs' counters as one (a counter is present when either had it). */
-function addCounters(a: TurnCounters, b: TurnCounters): TurnCounters {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
-    present: [...new Set([...a.present, ...b.present])],
   };
 }
