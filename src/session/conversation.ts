@@ -261,7 +261,11 @@ export class Conversation<Held> {
       this.#interruptedText = shown;
       return;
     }
-    this.#state = { ...this.#state, history: start.history, lastAssistantText: start.assistantText };
+    this.#state = {
+      ...this.#state,
+      history: start.history,
+      lastAssistantText: start.assistantText,
+    };
     this.#interruptedText = start.shown + shown;
   }
 

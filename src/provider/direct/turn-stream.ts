@@ -197,7 +197,11 @@ function finishPass(
 ): void {
   const { turn, config, conversation } = context;
   if (conversation) {
-    conversation.recordPass(promptDigests(context.prompt), turn.state.text, outcome === "turn-ended");
+    conversation.recordPass(
+      promptDigests(context.prompt),
+      turn.state.text,
+      outcome === "turn-ended",
+    );
   }
   if (outcome === "tool-calls") {
     if (conversation) {
