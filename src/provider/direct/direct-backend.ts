@@ -6,28 +6,22 @@
  *
  * @module
  */
-import type {
-  LanguageModelV3StreamPart,
-  LanguageModelV3ToolResultPart,
-  SharedV3Warning,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart, SharedV3Warning } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
-import { convertPrompt } from "./convert-prompt.ts";
+import type { ConvertedPrompt } from "./convert-prompt.ts";
+import { type CallRequest, readCallRequest } from "./call-request.ts";
+import type { Conversation } from "../../session/conversation-store.ts";
 import { shortHash } from "./debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { ImageGate } from "./image-gate.ts";
-import { trailingToolResults } from "./history.ts";
-import { readCursorOptions } from "./model-options.ts";
 import { selectCallModel } from "./reasoning-selection.ts";
-import { isMetadataCall, sessionKey } from "./session-key.ts";
-import { isCompactionCall, markCompaction } from "./compaction.ts";
+import { markCompaction } from "./compaction.ts";
 import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
-import { classifyHostTools } from "./tools/host-tools.ts";
-import { planTurn } from "./turn-plan.ts";
+import { planTurn, type TurnPlan } from "./turn-plan.ts";
 import { openTurnStream } from "./turn-stream.ts";
 import { interruptRun } from "./diagnostics/turn-billing.ts";
 import { replayFreshRun } from "./recovery-run.ts";
@@ -37,9 +31,9 @@ import { firstRunWindow } from "./seed-window.ts";
 import { heldRunFailure } from "./recovery-lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
 import { prepareRun, type RunInputs } from "./run-opener.ts";
-import type { StartFacts } from "./active-turn.ts";
+import type { ActiveTurn, StartFacts } from "./active-turn.ts";
+import type { ModelSelection } from "./model-options.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
-import type { SessionRules } from "./interactions/session-rules.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
@@ -122,106 +116,49 @@ export class DirectBackend implements TurnBackend {
    */
   async stream(call: CallArgs): Promise<BackendTurn> {
     const warnings: SharedV3Warning[] = [];
+    let request: CallRequest | undefined;
     try {
-      const started = await this.#stream(call, warnings);
+      request = readCallRequest(call);
+      const started = await this.#stream(request, warnings);
       return { ...started, warnings };
     } catch (error) {
-      surfaceFailure(this.#config, this.#hostRetryKey(call), call.options.prompt, error);
+      // The host's retry of this turn is counted in its session (none for metadata calls).
+      surfaceFailure(this.#config, request?.key, call.options.prompt, error);
       throw error;
     }
   }
 
-  /** The session a host retry of this call is counted in (none for metadata calls). */
-  #hostRetryKey(call: CallArgs): string | undefined {
-    try {
-      const options = call.options;
-      const cursorOptions = readCursorOptions(options.providerOptions, this.#config.providerName);
-      const converted = convertPrompt(options.prompt, { supportsImages: true });
-      const tools = classifyHostTools(call.tools);
-      if (isCompactionCall(converted.systemPrompt, tools)) return undefined;
-      if (isMetadataCall(converted.systemPrompt, tools)) return undefined;
-      return sessionKey(options.headers, cursorOptions);
-    } catch {
-      return undefined; // the call's own failure says what was wrong with it
-    }
-  }
-
-  async #stream(call: CallArgs, warnings: SharedV3Warning[]): Promise<StartedTurn> {
-    const options = call.options;
+  async #stream(request: CallRequest, warnings: SharedV3Warning[]): Promise<StartedTurn> {
+    const { options, key } = request;
     const config = this.#config;
     config.conversations.sweep();
-    const cursorOptions = readCursorOptions(options.providerOptions, config.providerName);
     const selection = await selectCallModel(
-      { call, cursorOptions, catalogue: (signal) => this.#images.catalogue(signal) },
-      warnings,
-    );
-    const tools = classifyHostTools(call.tools);
-    let converted = convertPrompt(options.prompt, { supportsImages: true });
-    // Title generation and other metadata calls never touch the session's conversation.
-    const compaction = isCompactionCall(converted.systemPrompt, tools);
-    const metadataCall = compaction || isMetadataCall(converted.systemPrompt, tools);
-    const session = sessionKey(options.headers, cursorOptions);
-    const key = metadataCall ? undefined : session;
-    await restoreIfAbsent(config, compaction ? session : key);
-    // The mark is written at once: a restart before the next turn still rebases.
-    const compacted = compaction ? markCompaction(config, session) : undefined;
-    if (compacted) await persistConversation(config, compacted);
-    if (key !== undefined) {
-      // The host's retry of a turn whose failure it just saw counts against the same budget.
-      const verdict = turnBudget(config, key, options.prompt).hostRetry();
-      if (verdict?.allowed === false) {
-        throw new CursorError("interrupted", verdict.message, { retryable: false });
-      }
-    }
-    const results = metadataCall ? [] : trailingToolResults(options.prompt);
-    const resumed = await this.#resumeHeld(
       {
-        key,
-        results,
-        tools,
-        options,
-        selection,
-        converted,
-        sessionRules: cursorOptions.sessionRules,
+        call: request.call,
+        cursorOptions: request.cursorOptions,
+        catalogue: (signal) => this.#images.catalogue(signal),
       },
       warnings,
     );
+    await this.#settleSession(request);
+    const resumed = await this.#resumeHeld({ request, selection }, warnings);
     if (resumed !== undefined && "stream" in resumed) return resumed;
-    // Images of tool results rebuilt into a new Run: a text-only model gets a note, no failure.
-    if (results.length > 0) {
-      converted = await this.#images.toolImagesInPrompt(converted, options, selection.modelId);
-    }
-    await this.#images.check(selection.modelId, converted.images.length, options.abortSignal);
+    const converted = await this.#checkedPrompt(request, selection.modelId);
     warnings.push(...converted.warnings);
-    const catalogueWindow = metadataCall ? undefined : await firstRunWindow({
+    const inputs = { request, selection, converted };
+    const catalogueWindow = request.metadataCall ? undefined : await firstRunWindow({
       store: config.conversations,
       key,
       selection,
       converted,
       models: () => this.#images.catalogue(options.abortSignal),
     });
-    const plan = planTurn({
+    const plan = this.#plan(inputs, {
       catalogueWindow,
-      key: key ?? (metadataCall ? undefined : `anonymous:${config.generateId()}`),
-      metadataCall,
-      prompt: options.prompt,
-      converted,
-      store: config.conversations,
-      newId: config.generateId,
-      orphanResults: results.length > 0,
       ...(resumed?.reseed === undefined ? {} : { forceReseed: resumed.reseed }),
     });
-    if (plan.resetReason) {
-      emitDiagnostic(config.logger, {
-        kind: "conversation-reset",
-        reason: plan.resetReason,
-        sessionKey: key ?? "none",
-        conversationId: plan.conversationId,
-        conversationGroupId: plan.groupId,
-      });
-    }
     try {
-      return await this.#startTurn({ plan, selection, tools, options, key, converted });
+      return await this.#startTurn(runInputs(inputs, plan));
     } catch (error) {
       // Cursor asked for a blob this client no longer holds before anything was streamed: the
       // checkpoint is unusable, so the conversation is reseeded from host history instead of
@@ -236,43 +173,82 @@ export class DirectBackend implements TurnBackend {
         code: CursorError.from(error).code,
         checkpointLen: plan.checkpoint?.length ?? 0,
       });
-      const reseeded = planTurn({
-        key,
-        metadataCall: false,
-        prompt: options.prompt,
-        converted,
-        store: config.conversations,
-        newId: config.generateId,
-        orphanResults: false,
-        forceReseed: "checkpoint-unusable",
-      });
-      emitDiagnostic(config.logger, {
-        kind: "conversation-reset",
-        reason: "checkpoint-unusable",
-        sessionKey: key,
-        conversationId: reseeded.conversationId,
-        conversationGroupId: reseeded.groupId,
-      });
-      return await this.#startTurn({
-        plan: reseeded,
-        selection,
-        tools,
-        options,
-        key,
-        converted,
-      });
+      const reseeded = this.#plan(inputs, { forceReseed: "checkpoint-unusable" });
+      return await this.#startTurn(runInputs(inputs, reseeded));
     }
   }
 
-  /** Resumes a held Run when the prompt ends with results for its tool calls. */
+  /**
+   * Before a turn: restores the session from its snapshot, writes a compaction mark, and
+   * counts the host's retry of a turn whose failure it just saw against the same budget.
+   */
+  async #settleSession(request: CallRequest): Promise<void> {
+    const config = this.#config;
+    const { key, session } = request;
+    await restoreIfAbsent(config, request.compaction ? session : key);
+    // The mark is written at once: a restart before the next turn still rebases.
+    const compacted = request.compaction ? markCompaction(config, session) : undefined;
+    if (compacted) await persistConversation(config, compacted);
+    if (key === undefined) return;
+    const verdict = turnBudget(config, key, request.options.prompt).hostRetry();
+    if (verdict?.allowed === false) {
+      throw new CursorError("interrupted", verdict.message, { retryable: false });
+    }
+  }
+
+  /** The prompt a new Run sends, with its images checked against the model. */
+  async #checkedPrompt(request: CallRequest, modelId: string): Promise<ConvertedPrompt> {
+    const { options } = request;
+    // Images of tool results rebuilt into a new Run: a text-only model gets a note, no failure.
+    const converted = request.results.length > 0
+      ? await this.#images.toolImagesInPrompt(request.converted, options, modelId)
+      : request.converted;
+    await this.#images.check(modelId, converted.images.length, options.abortSignal);
+    return converted;
+  }
+
+  /** Plans a new Run for the call and logs a conversation reset when the plan is one. */
+  #plan(
+    inputs: CallInputs,
+    extra: { readonly catalogueWindow?: number | undefined; readonly forceReseed?: string },
+  ): TurnPlan {
+    const config = this.#config;
+    const { request, converted } = inputs;
+    const key = request.key;
+    const plan = planTurn({
+      ...extra,
+      key: key ?? (request.metadataCall ? undefined : `anonymous:${config.generateId()}`),
+      metadataCall: request.metadataCall,
+      prompt: request.options.prompt,
+      converted,
+      store: config.conversations,
+      newId: config.generateId,
+      orphanResults: extra.forceReseed === "checkpoint-unusable"
+        ? false
+        : request.results.length > 0,
+    });
+    if (plan.resetReason) {
+      emitDiagnostic(config.logger, {
+        kind: "conversation-reset",
+        reason: plan.resetReason,
+        sessionKey: key ?? "none",
+        conversationId: plan.conversationId,
+        conversationGroupId: plan.groupId,
+      });
+    }
+    return plan;
+  }
+
+  /**
+   * Resumes a held Run when the prompt ends with results for its tool calls; releases a
+   * held Run the call supersedes.
+   */
   async #resumeHeld(
-    input: Omit<RunInputs, "plan"> & {
-      readonly results: LanguageModelV3ToolResultPart[];
-      readonly sessionRules: SessionRules | undefined;
-    },
+    inputs: Omit<CallInputs, "converted">,
     warnings: SharedV3Warning[],
   ): Promise<StartedTurn | { readonly reseed: string } | undefined> {
-    const { key, results, tools, options } = input;
+    const { request } = inputs;
+    const { key, results } = request;
     const config = this.#config;
     const ownerKey = results.map((r) => config.toolCallOwners.get(r.toolCallId)).find((k) =>
       k !== undefined
@@ -280,68 +256,118 @@ export class DirectBackend implements TurnBackend {
     const holdKey = key ?? ownerKey;
     const conversation = holdKey === undefined ? undefined : config.conversations.get(holdKey);
     if (conversation === undefined || holdKey === undefined) return undefined;
-    if (results.length === 0 || conversation.held === undefined) {
-      if (conversation.held !== undefined) {
-        const stale = config.conversations.take(conversation);
-        const pending = stale?.pendingIds.length ?? 0;
-        if (stale !== undefined) stale.interactions.sessionRules = input.sessionRules;
-        await stale?.settleInteractions(options.prompt).catch(() => undefined);
-        const mode = stale?.interactions.cursorMode;
-        if (mode !== undefined) conversation.setCursorMode(mode);
-        conversation.noteHeldRelease("superseded-by-new-run");
-        emitDiagnostic(config.logger, {
-          kind: "held-run-released",
-          conversationId: conversation.conversationId,
-          reason: "superseded-by-new-run",
-          pending,
-        });
-        if (stale === undefined) return undefined;
-        // Stop, then a new message: what ran must stay in Cursor's context.
-        const drained = await drainSupersededTurn({
-          turn: stale,
-          prompt: options.prompt,
-          tools,
-          logger: config.logger,
-        });
-        interruptRun(config.billing, stale);
-        if (adoptDrainedCheckpoint(conversation, drained, options.prompt)) return undefined;
-        return { reseed: "interrupted-run" };
-      } else if (results.length > 0) {
-        emitDiagnostic(config.logger, {
-          kind: "continuation",
-          toolNames: results.map((r) => r.toolName),
-          heldRun: conversation.heldReleaseReason ?? "missing-process-local-state",
-        });
-      }
-      return undefined;
+    if (results.length > 0 && conversation.held !== undefined) {
+      return await this.#continueHeld({ ...inputs, conversation, holdKey }, warnings);
     }
+    if (conversation.held !== undefined) {
+      return await this.#releaseSuperseded(request, conversation);
+    }
+    if (results.length > 0) {
+      emitDiagnostic(config.logger, {
+        kind: "continuation",
+        toolNames: results.map((r) => r.toolName),
+        heldRun: conversation.heldReleaseReason ?? "missing-process-local-state",
+      });
+    }
+    return undefined;
+  }
+
+  /**
+   * A new message while a Run is held (Stop, then a new message): the held Run is drained
+   * so what ran stays in Cursor's context, and the conversation continues from its
+   * checkpoint — or is reseeded when it left none.
+   */
+  async #releaseSuperseded(
+    request: CallRequest,
+    conversation: Conversation<ActiveTurn>,
+  ): Promise<{ readonly reseed: string } | undefined> {
+    const config = this.#config;
+    const { options } = request;
+    const stale = config.conversations.take(conversation);
+    const pending = stale?.pendingIds.length ?? 0;
+    if (stale !== undefined) stale.interactions.sessionRules = request.cursorOptions.sessionRules;
+    await stale?.settleInteractions(options.prompt).catch(() => undefined);
+    const mode = stale?.interactions.cursorMode;
+    if (mode !== undefined) conversation.setCursorMode(mode);
+    conversation.noteHeldRelease("superseded-by-new-run");
+    emitDiagnostic(config.logger, {
+      kind: "held-run-released",
+      conversationId: conversation.conversationId,
+      reason: "superseded-by-new-run",
+      pending,
+    });
+    if (stale === undefined) return undefined;
+    const drained = await drainSupersededTurn({
+      turn: stale,
+      prompt: options.prompt,
+      tools: request.tools,
+      logger: config.logger,
+    });
+    interruptRun(config.billing, stale);
+    if (adoptDrainedCheckpoint(conversation, drained, options.prompt)) return undefined;
+    return { reseed: "interrupted-run" };
+  }
+
+  /** Hands the host's tool results to the held Run and streams what follows. */
+  async #continueHeld(
+    inputs: Omit<CallInputs, "converted"> & {
+      readonly conversation: Conversation<ActiveTurn>;
+      readonly holdKey: string;
+    },
+    warnings: SharedV3Warning[],
+  ): Promise<StartedTurn | undefined> {
+    const { request, conversation, holdKey } = inputs;
+    const { key, results, options } = request;
+    const config = this.#config;
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
     const returned = new Set(results.map((result) => result.toolCallId));
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
-    let delivered: string[];
-    turn.interactions.sessionRules = input.sessionRules;
+    turn.interactions.sessionRules = request.cursorOptions.sessionRules;
+    const delivered = await this.#deliver(request, conversation, turn);
+    if (delivered === undefined) return undefined;
+    for (const message of delivered) warnings.push({ type: "other", message });
+    const run = runInputs({ ...inputs, converted: request.converted });
+    const allowance = turnAllowance(config, key, options.prompt);
+    const stream = await openTurnStream({
+      ...this.#streamContext(run, turn, conversation, holdKey, allowance),
+      recover: rebuildHook(config, { ...run, conversation, resultsComplete, allowance }),
+      diagnostics: { sessionKey: key ?? "none", ...(turn.startFacts ?? WARM_UNKNOWN) },
+    });
+    return {
+      stream: persistWhenDone(stream, config, conversation),
+      requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
+    };
+  }
+
+  /**
+   * Delivers the tool results to the held Run.
+   *
+   * @returns The warnings for the host, or `undefined` when the held Run broke while the
+   *   host ran its tools, or lives in a request or isolate that has ended (the caller
+   *   rebuilds from host history: the orphan-results plan).
+   */
+  async #deliver(
+    request: CallRequest,
+    conversation: Conversation<ActiveTurn>,
+    turn: ActiveTurn,
+  ): Promise<string[] | undefined> {
+    const config = this.#config;
+    const { results, options } = request;
     try {
       if (turn.heldFailure !== undefined) throw turn.heldFailure;
-      const due = dueRuleReminder(conversation.ruleReminder, input.sessionRules);
-      delivered = await turn.deliverResults(
+      const due = dueRuleReminder(conversation.ruleReminder, request.cursorOptions.sessionRules);
+      return await turn.deliverResults(
         results,
         undefined,
-        due && {
-          text: due.text,
-          sent: () => {
-            conversation.noteRuleReminder(due.kind);
-          },
-        },
+        due && { text: due.text, sent: () => conversation.noteRuleReminder(due.kind) },
         await this.#images.resultMedia(options, results, {
           modelId: turn.modelId,
           sent: conversation.sentToolImages,
         }),
       );
     } catch (error) {
-      // The held Run broke while the host ran its tools, or lives in a request or isolate
-      // that has ended: rebuild from host history (the caller's orphan-results plan).
       turn.close();
       const reason = heldRunFailure(error);
       conversation.noteHeldRelease(reason);
@@ -352,42 +378,36 @@ export class DirectBackend implements TurnBackend {
       });
       return undefined;
     }
-    for (const message of delivered) warnings.push({ type: "other", message });
-    const allowance = turnAllowance(config, key, options.prompt);
-    const stream = await openTurnStream({
+  }
+
+  /** What every pass's stream needs besides its recovery hook and diagnostics. */
+  #streamContext(
+    inputs: Omit<RunInputs, "plan" | "executePlan">,
+    turn: ActiveTurn,
+    conversation: Conversation<ActiveTurn> | undefined,
+    holdKey: string,
+    allowance: ReturnType<typeof turnAllowance>,
+  ) {
+    const config = this.#config;
+    const { options, key, cursorOptions } = inputs;
+    return {
       turn,
       config,
       conversation,
       holdKey,
       prompt: options.prompt,
-      tools,
+      tools: inputs.tools,
       abortSignal: options.abortSignal,
-      usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
-      recover: rebuildHook(config, { ...input, conversation, resultsComplete, allowance }),
-      handoff: planHandoff(config, input, () => conversation),
+      usageMode: cursorOptions.usage,
+      handoff: planHandoff(config, inputs, () => conversation),
       progressed: () => allowance.progressed?.(),
-      surfaced: (error) => surfaceFailure(config, key, options.prompt, error),
-      diagnostics: {
-        sessionKey: key ?? "none",
-        ...(turn.startFacts ?? {
-          continuity: "warm",
-          coldReason: undefined,
-          requestContext: "reused",
-          requestContextHash: "unknown",
-          systemPromptHash: "unknown",
-          systemPromptSent: false,
-        }),
-      },
-    });
-    return {
-      stream: persistWhenDone(stream, config, conversation),
-      requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
+      surfaced: (error: unknown) => surfaceFailure(config, key, options.prompt, error),
     };
   }
 
   async #startTurn(input: RunInputs): Promise<StartedTurn> {
     const config = this.#config;
-    const { plan, selection, tools, options } = input;
+    const { plan, selection, options } = input;
     const conversation = plan.conversation;
     const { openTurn, requestContext, skillsAppended } = await prepareRun(config, input);
     const startFacts: StartFacts = {
@@ -401,18 +421,9 @@ export class DirectBackend implements TurnBackend {
     };
     const turn = await openTurn({ startFacts });
     const allowance = turnAllowance(config, input.key, options.prompt);
+    const holdKey = conversation?.key ?? `anonymous:${plan.conversationId}`;
     const result = await openTurnStream({
-      turn,
-      config,
-      conversation,
-      holdKey: conversation?.key ?? `anonymous:${plan.conversationId}`,
-      prompt: options.prompt,
-      tools,
-      abortSignal: options.abortSignal,
-      usageMode: readCursorOptions(options.providerOptions, config.providerName).usage,
-      handoff: planHandoff(config, input, () => conversation),
-      progressed: () => allowance.progressed?.(),
-      surfaced: (error) => surfaceFailure(config, input.key, options.prompt, error),
+      ...this.#streamContext(input, turn, conversation, holdKey, allowance),
       recover: replayFreshRun({
         config,
         conversationId: plan.conversationId,
@@ -438,6 +449,39 @@ export class DirectBackend implements TurnBackend {
       },
     };
   }
+}
+
+/** What a held Run's diagnostics say when it never recorded how it started. */
+const WARM_UNKNOWN: StartFacts = {
+  continuity: "warm",
+  coldReason: undefined,
+  requestContext: "reused",
+  requestContextHash: "unknown",
+  systemPromptHash: "unknown",
+  systemPromptSent: false,
+};
+
+/** A call read once, with its model and the prompt a new Run would send. */
+interface CallInputs {
+  readonly request: CallRequest;
+  readonly selection: ModelSelection;
+  readonly converted: ConvertedPrompt;
+}
+
+/** What a Run of this call is prepared from. */
+function runInputs(inputs: CallInputs): Omit<RunInputs, "plan">;
+function runInputs(inputs: CallInputs, plan: TurnPlan): RunInputs;
+function runInputs(inputs: CallInputs, plan?: TurnPlan): Omit<RunInputs, "plan"> | RunInputs {
+  const { request } = inputs;
+  return {
+    ...(plan === undefined ? {} : { plan }),
+    selection: inputs.selection,
+    tools: request.tools,
+    options: request.options,
+    cursorOptions: request.cursorOptions,
+    key: request.key,
+    converted: inputs.converted,
+  };
 }
 
 /** A started turn: its stream and what was sent. */

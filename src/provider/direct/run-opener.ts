@@ -22,8 +22,7 @@ import type { RequestContext } from "../../gen/agent/v1/request_context_pb.ts";
 import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../session/blob-push.ts";
 import { buildExecutePlanRequest } from "../../session/interactions.ts";
 import { AgentMode } from "../../gen/agent/v1/common_pb.ts";
-import { readCursorOptions } from "./model-options.ts";
-import { callWorkspace } from "../call-workspace.ts";
+import type { CursorCallOptions } from "../cursor-options.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn, type StartFacts, type SuccessorKind } from "./active-turn.ts";
@@ -42,6 +41,8 @@ export interface RunInputs {
   readonly selection: ReturnType<typeof selectModel>;
   readonly tools: HostTools;
   readonly options: LanguageModelV3CallOptions;
+  /** `providerOptions.cursor`, checked (read once per call). */
+  readonly cursorOptions: CursorCallOptions;
   readonly key: string | undefined;
   readonly converted: ReturnType<typeof convertPrompt>;
   /** Build an approved plan (`execute_plan_action`) instead of sending a user message. */
@@ -77,9 +78,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
   const conversation = plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
   conversation?.noteSent({ advertisedTools: advertised });
-  const workspace = config.workspaceFor(
-    callWorkspace(options.providerOptions, config.providerName),
-  );
+  const workspace = config.workspaceFor(input.cursorOptions.workspace);
   const skills = conversationSkills(conversation?.requestContext, input.converted.systemPrompt);
   const base = {
     workspace,
@@ -94,7 +93,7 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     : await config.workspaceGit.facts(config.logger, workspace.workspaceRoot);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
   conversation?.noteSent({ requestContext });
-  const sessionRules = readCursorOptions(options.providerOptions, config.providerName).sessionRules;
+  const sessionRules = input.cursorOptions.sessionRules;
   // A rule reminder goes with the user message, after the person's text (ADR 135).
   const reminder = input.executePlan === undefined && conversation !== undefined
     ? dueRuleReminder(conversation.ruleReminder, sessionRules)
