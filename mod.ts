@@ -53,7 +53,7 @@ export type {
   SnapshotWriteOptions,
   VersionedSnapshotStore,
 } from "./src/session/snapshot-store.ts";
-export type { ImageStaging, StagedImage } from "./src/provider/direct/tools/image-save.ts";
+export type { ImageStaging, StagedImage } from "./src/provider/direct/tools/media/image-save.ts";
 export type { CliBackendSettings } from "./src/provider/cli/cli-backend.ts";
 export type { CursorAgentPermissions } from "./src/cli/argv.ts";
 export type { ToolExecution } from "./src/provider/cli/stream-mapper.ts";

@@ -35,7 +35,7 @@ import type {
 } from "./host-types.ts";
 import { explainCatalog } from "./troubleshooting.ts";
 import { cursorPluginTools } from "./cursor-tools.ts";
-import type { ImageStaging } from "../src/provider/direct/tools/image-save.ts";
+import type { ImageStaging } from "../src/provider/direct/tools/media/image-save.ts";
 import { agentReadsRules, readSessionRules } from "./session-rules.ts";
 import {
   CURSOR_PROVIDER_ID,

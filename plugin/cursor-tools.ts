@@ -11,7 +11,10 @@
  * @module
  */
 import { CursorError } from "../src/core/cursor-error.ts";
-import { IMAGE_SAVE_TOOL, type ImageStaging } from "../src/provider/direct/tools/image-save.ts";
+import {
+  IMAGE_SAVE_TOOL,
+  type ImageStaging,
+} from "../src/provider/direct/tools/media/image-save.ts";
 
 /** The web search tool's name (`websearch` itself is reserved by OpenCode). */
 export const WEB_SEARCH_TOOL = "custom_websearch";

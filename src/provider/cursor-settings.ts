@@ -8,7 +8,7 @@ import type { AgentTransport } from "../transport/agent-transport.ts";
 import type { WorkspaceFacts } from "../session/request-context.ts";
 import type { ConversationSnapshotStore } from "../session/snapshot-store.ts";
 import type { CliBackendSettings } from "./cli/cli-backend.ts";
-import type { ImageStaging } from "./direct/tools/image-save.ts";
+import type { ImageStaging } from "./direct/tools/media/image-save.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {

@@ -17,8 +17,8 @@ export const OWNED_STATE: readonly OwnedState[] = [
   { file: "src/session/conversation.ts", name: "Conversation" },
   { file: "src/session/conversation.ts", name: "ConversationState" },
   { file: "src/session/conversation.ts", name: "TurnStart" },
-  { file: "src/provider/direct/active-turn.ts", name: "ActiveTurn" },
-  { file: "src/provider/direct/active-turn.ts", name: "StartFacts" },
+  { file: "src/provider/direct/run/active-turn.ts", name: "ActiveTurn" },
+  { file: "src/provider/direct/run/active-turn.ts", name: "StartFacts" },
   { file: "src/session/checkpoint-eligibility.ts", name: "CheckpointEligibility" },
 ];
 

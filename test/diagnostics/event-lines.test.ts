@@ -8,7 +8,7 @@ import {
   logFreshTurn,
   logRebase,
   logRunInterrupted,
-} from "../../src/provider/direct/recovery-lines.ts";
+} from "../../src/provider/direct/recovery/lines.ts";
 
 /** Every event with the exact runbook line it must print. */
 const GOLDEN: ReadonlyArray<readonly [DiagnosticEvent, string]> = [

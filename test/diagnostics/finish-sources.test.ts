@@ -2,9 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { RunActivity } from "../../src/session/agent-run.ts";
 import type { TurnCounters } from "../../src/session/run-events.ts";
-import { buildFinish, type FinishContext } from "../../src/provider/direct/finish.ts";
+import { buildFinish, type FinishContext } from "../../src/provider/direct/run/finish.ts";
 import { formatDiagnostic } from "../../src/provider/direct/diagnostics/format.ts";
-import { createRunStreamState } from "../../src/provider/direct/run-stream.ts";
+import { createRunStreamState } from "../../src/provider/direct/run/run-stream.ts";
 
 const activity: RunActivity = {
   checkpointUpdates: 1,

@@ -29,7 +29,7 @@ import {
   type AgentClientMessage,
   AgentClientMessageSchema,
 } from "../../src/gen/agent/v1/client_message_pb.ts";
-import { HELD_STOP_GRACE_MS } from "../../src/provider/direct/held-stop.ts";
+import { HELD_STOP_GRACE_MS } from "../../src/provider/direct/run/held-stop.ts";
 import { newSession, prompt, sessionParts } from "./support/chat.ts";
 import { chatConfig } from "./support/cursor-config.ts";
 import { builtPackage } from "./support/package-build.ts";

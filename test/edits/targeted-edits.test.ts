@@ -8,10 +8,10 @@ import {
   parseProbe,
   probeCommand,
   type RawFile,
-} from "../../src/provider/direct/tools/raw-file.ts";
-import { editStrings, planChange } from "../../src/provider/direct/tools/targeted-edit.ts";
-import { patchForPlan, patchForWrite } from "../../src/provider/direct/tools/apply-patch.ts";
-import { bridgeWriteExec } from "../../src/provider/direct/tools/write-bridge.ts";
+} from "../../src/provider/direct/tools/files/raw-file.ts";
+import { editStrings, planChange } from "../../src/provider/direct/tools/files/targeted-edit.ts";
+import { patchForPlan, patchForWrite } from "../../src/provider/direct/tools/files/apply-patch.ts";
+import { bridgeWriteExec } from "../../src/provider/direct/tools/files/write-bridge.ts";
 import { classifyHostTools } from "../../src/provider/direct/tools/host-tools.ts";
 
 const enc = new TextEncoder();

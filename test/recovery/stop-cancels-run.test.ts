@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
-import { HELD_STOP_GRACE_MS } from "../../src/provider/direct/held-stop.ts";
+import { HELD_STOP_GRACE_MS } from "../../src/provider/direct/run/held-stop.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import {
   assistant,

@@ -10,29 +10,33 @@ import type { LanguageModelV3StreamPart, SharedV3Warning } from "@ai-sdk/provide
 import { CursorError } from "../../core/cursor-error.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "./provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
-import type { ConvertedPrompt } from "./convert-prompt.ts";
-import { type CallRequest, readCallRequest } from "./call-request.ts";
+import type { ConvertedPrompt } from "./call/convert-prompt.ts";
+import { type CallRequest, readCallRequest } from "./call/call-request.ts";
 import type { Conversation } from "../../session/conversation-store.ts";
-import { shortHash } from "./debug-lines.ts";
+import { shortHash } from "./diagnostics/debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
-import { ImageGate } from "./image-gate.ts";
-import { selectCallModel } from "./reasoning-selection.ts";
-import { markCompaction } from "./compaction.ts";
-import { persistConversation, persistWhenDone, restoreIfAbsent } from "./persistence.ts";
-import { planTurn, type TurnPlan } from "./turn-plan.ts";
-import { openTurnStream } from "./turn-stream.ts";
-import { interruptRun } from "./diagnostics/turn-billing.ts";
-import { replayFreshRun } from "./recovery-run.ts";
-import { surfaceFailure, turnAllowance, turnBudget } from "./recovery-budget.ts";
-import { rebuildHook } from "./recovery-rebuild.ts";
-import { firstRunWindow } from "./seed-window.ts";
-import { heldRunFailure } from "./recovery-lines.ts";
-import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery-drain.ts";
-import { prepareRun, type RunInputs } from "./run-opener.ts";
-import type { ActiveTurn, StartFacts } from "./active-turn.ts";
-import type { ModelSelection } from "./model-options.ts";
+import { ImageGate } from "./call/image-gate.ts";
+import { selectCallModel } from "./call/reasoning-selection.ts";
+import { markCompaction } from "./conversation/compaction.ts";
+import {
+  persistConversation,
+  persistWhenDone,
+  restoreIfAbsent,
+} from "./conversation/persistence.ts";
+import { planTurn, type TurnPlan } from "./conversation/turn-plan.ts";
+import { openTurnStream } from "./run/turn-stream.ts";
+import { interruptRun } from "./billing/turn-billing.ts";
+import { replayFreshRun } from "./recovery/fresh-run.ts";
+import { surfaceFailure, turnAllowance, turnBudget } from "./recovery/budget.ts";
+import { rebuildHook } from "./recovery/rebuild.ts";
+import { firstRunWindow } from "./conversation/seed-window.ts";
+import { heldRunFailure } from "./recovery/lines.ts";
+import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery/drain.ts";
+import { prepareRun, type RunInputs } from "./run/run-opener.ts";
+import type { ActiveTurn, StartFacts } from "./run/active-turn.ts";
+import type { ModelSelection } from "./call/model-options.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
 
@@ -48,7 +52,7 @@ const CAPABILITIES: BackendCapabilities = {
  *
  * @example
  * ```ts
- * import { resolveProviderConfig } from "../provider-config.ts";
+ * import { resolveProviderConfig } from "./provider-config.ts";
  * import { CursorLanguageModel } from "../language-model.ts";
  * import { DirectBackend } from "./direct-backend.ts";
  *

@@ -11,10 +11,10 @@ import {
   projectShellOutput,
   unwrapCommand,
   wrapCommand,
-} from "../../../src/provider/direct/tools/shell-wrapper.ts";
+} from "../../../src/provider/direct/tools/shell/shell-wrapper.ts";
 import { execResultMessages } from "../../../src/provider/direct/tools/exec-results.ts";
 import type { ExecResultInit } from "../../../src/provider/direct/tools/exec-results.ts";
-import { renderHistory } from "../../../src/provider/direct/convert-prompt.ts";
+import { renderHistory } from "../../../src/provider/direct/call/convert-prompt.ts";
 import { ShellAbortReason } from "../../../src/gen/agent/v1/exec_shell_pb.ts";
 
 const TIMEOUT_FOOTER =

@@ -4,7 +4,10 @@ import process from "node:process";
 import { jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { emulatorProvider, withEmulator } from "../../support/emulator.ts";
 import { cursorPluginTools } from "../../../plugin/cursor-tools.ts";
-import type { ImageStaging, StagedImage } from "../../../src/provider/direct/tools/image-save.ts";
+import type {
+  ImageStaging,
+  StagedImage,
+} from "../../../src/provider/direct/tools/media/image-save.ts";
 
 const session = (id: string) => ({ providerOptions: { cursor: { sessionId: id } } });
 

@@ -5,9 +5,9 @@ import { ExecServerMessageSchema } from "../../../src/gen/agent/v1/exec_pb.ts";
 import {
   parseWrappedOutput,
   wrapCommand,
-} from "../../../src/provider/direct/tools/shell-wrapper.ts";
-import { rawReadContent } from "../../../src/provider/direct/tools/read-output.ts";
-import { patchForWrite } from "../../../src/provider/direct/tools/apply-patch.ts";
+} from "../../../src/provider/direct/tools/shell/shell-wrapper.ts";
+import { rawReadContent } from "../../../src/provider/direct/tools/files/read-output.ts";
+import { patchForWrite } from "../../../src/provider/direct/tools/files/apply-patch.ts";
 import { classifyHostTools } from "../../../src/provider/direct/tools/host-tools.ts";
 import { bridgeExec } from "../../../src/provider/direct/tools/exec-to-tool-call.ts";
 import { execResultMessages } from "../../../src/provider/direct/tools/exec-results.ts";

@@ -6,8 +6,8 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Conversation } from "../../../session/conversation-store.ts";
-import type { ProviderConfig } from "../../provider-config.ts";
-import type { ActiveTurn } from "../active-turn.ts";
+import type { ProviderConfig } from "../provider-config.ts";
+import type { ActiveTurn } from "../run/active-turn.ts";
 import type { UsageMode } from "./events.ts";
 
 /** The facts of a pass that its finish, billing and diagnostics need. */

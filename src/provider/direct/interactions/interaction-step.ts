@@ -13,7 +13,7 @@ import {
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { HostTools } from "../tools/host-tools.ts";
 import type { ToolResultText } from "../tools/tool-result-text.ts";
-import type { ImageStaging } from "../tools/image-save.ts";
+import type { ImageStaging } from "../tools/media/image-save.ts";
 import { type HostQuestion, questionInput } from "./question-tool.ts";
 import type { RuleBlock, SessionRules } from "./session-rules.ts";
 

@@ -13,7 +13,7 @@ import type {
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import { classifyHostTools, type HostTools } from "../tools/host-tools.ts";
 import { type ToolResultText, toolResultText } from "../tools/tool-result-text.ts";
-import type { ImageStaging } from "../tools/image-save.ts";
+import type { ImageStaging } from "../tools/media/image-save.ts";
 import { InteractionRelay, type PendingInteraction } from "./interaction-relay.ts";
 import type { ApprovedPlan, InteractionContext, InteractionEffects } from "./interaction-step.ts";
 import type { SessionRules } from "./session-rules.ts";

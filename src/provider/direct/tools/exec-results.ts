@@ -6,13 +6,13 @@
  * @module
  */
 import type { ExecKind } from "./exec-to-tool-call.ts";
-import { parseWrappedOutput } from "./shell-wrapper.ts";
-import { type ExecResultInit, shellResult } from "./shell-results.ts";
-import { rawReadContent } from "./read-output.ts";
+import { parseWrappedOutput } from "./shell/shell-wrapper.ts";
+import { type ExecResultInit, shellResult } from "./shell/shell-results.ts";
+import { rawReadContent } from "./files/read-output.ts";
 import type { ToolResultText } from "./tool-result-text.ts";
 import { boundText, TEXT_RESULT_LIMIT } from "./output-bounds.ts";
 
-export type { ExecResultInit } from "./shell-results.ts";
+export type { ExecResultInit } from "./shell/shell-results.ts";
 
 /**
  * The exec result message(s) for a host result. Shell streams produce several frames.

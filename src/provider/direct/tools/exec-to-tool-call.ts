@@ -10,11 +10,11 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { JSONObject, JSONValue, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import { hasProperty, type HostTools, propertyName } from "./host-tools.ts";
-import { bridgeWriteExec, type WriteDecision } from "./write-bridge.ts";
-import type { RawFile } from "./raw-file.ts";
-import { wrapCommand } from "./shell-wrapper.ts";
+import { bridgeWriteExec, type WriteDecision } from "./files/write-bridge.ts";
+import type { RawFile } from "./files/raw-file.ts";
+import { wrapCommand } from "./shell/shell-wrapper.ts";
 import { taskInput } from "./task-call.ts";
-import { bridgeImageWrite, type ImageStaging } from "./image-save.ts";
+import { bridgeImageWrite, type ImageStaging } from "./media/image-save.ts";
 import type { TaskToolArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
 
 /** How the host's answer is turned back into the exec result. */

@@ -16,7 +16,7 @@ import {
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
 import type { InteractionStep } from "../interactions/interaction-step.ts";
 import { type HostTools, propertyName } from "./host-tools.ts";
-import { canSaveImages, IMAGE_SAVE_TOOL, type ImageStaging } from "./image-save.ts";
+import { canSaveImages, IMAGE_SAVE_TOOL, type ImageStaging } from "./media/image-save.ts";
 import type { ToolResultText } from "./tool-result-text.ts";
 
 /** The host web search tools, in order of preference. */

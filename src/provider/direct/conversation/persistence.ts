@@ -1,0 +1,158 @@
+/**
+ * The direct backend's side of restart continuity: before a session's first turn in
+ * this process, hydrate its conversation from the snapshot store; after a turn that
+ * moved the checkpoint, write the snapshot again. Every outcome is one runbook line
+ * (`conversation persistence: …`); no failure here ever fails a turn.
+ *
+ * @module
+ */
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { Conversation } from "../../../session/conversation-store.ts";
+import {
+  captureConversation,
+  restoreConversation,
+  snapshotStoreKey,
+} from "../../../session/snapshot-persistence.ts";
+import type { ProviderConfig } from "../provider-config.ts";
+import { emitDiagnostic } from "../diagnostics/format.ts";
+
+/**
+ * Restores the session's conversation from its snapshot when this process holds none,
+ * or holds an older state than the store (another process finished a turn since). When
+ * that newer state cannot be restored, the conversation in memory stays: the host's
+ * history, which holds the turns it lacks, makes the turn reseed.
+ *
+ * @param config The provider configuration (stores, snapshot store, logger, clock).
+ * @param key The host session key, if any.
+ * @returns Resolves once the stores hold what could be restored.
+ */
+export async function restoreIfAbsent(
+  config: ProviderConfig,
+  key: string | undefined,
+): Promise<void> {
+  const snapshots = config.snapshots;
+  if (key === undefined || snapshots === undefined) return;
+  const present = config.conversations.get(key);
+  if (present !== undefined && !(await supersededInStore(config, snapshots, present))) return;
+  const started = config.now();
+  const outcome = await restoreConversation(key, {
+    snapshots,
+    conversations: config.conversations,
+    blobs: config.blobs,
+    nowMs: started,
+    scope: config.apiBaseURL,
+  });
+  // Another process left the conversation: whether the server still holds its blobs is unknown.
+  const restored = outcome.status === "restored" ? config.conversations.get(key) : undefined;
+  if (restored) restored.serverBlobs.belief = "unknown";
+  if (!config.logger.enabled) return;
+  if (outcome.status === "restored") {
+    emitDiagnostic(config.logger, {
+      kind: "persistence-restored",
+      sessionKey: key,
+      conversationId: restored?.conversationId,
+      conversationGroupId: restored?.groupId,
+      blobs: outcome.blobs,
+      bytes: outcome.bytes,
+      ageMs: outcome.ageMs,
+      restoreMs: config.now() - started,
+    });
+  } else {
+    emitDiagnostic(config.logger, {
+      kind: "persistence-outcome",
+      status: outcome.status,
+      sessionKey: key,
+      ...(outcome.status === "missing" ? {} : { reason: outcome.reason }),
+    });
+  }
+}
+
+/**
+ * Whether the store holds a newer snapshot of the conversation than the one it continues
+ * from: another process finished a turn of it. Only a store that reports versions
+ * cheaply is asked (never a held Run's conversation: its tool step continues here); a
+ * store that cannot answer counts as not newer.
+ */
+async function supersededInStore(
+  config: ProviderConfig,
+  snapshots: NonNullable<ProviderConfig["snapshots"]>,
+  conversation: Conversation<unknown>,
+): Promise<boolean> {
+  if (snapshots.version === undefined || conversation.held !== undefined) return false;
+  try {
+    const stored = await snapshots.version(snapshotStoreKey(config.apiBaseURL, conversation.key));
+    return stored !== undefined && stored !== conversation.snapshotVersion;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes the conversation's snapshot when its checkpoint (or compaction mark) changed
+ * since the last write, on condition that the store still holds the version the
+ * conversation continues from. When another process wrote a newer one meanwhile, this
+ * write loses (`save conflict`) and the newer snapshot stays.
+ *
+ * @param config The provider configuration.
+ * @param conversation The session's conversation.
+ * @returns Resolves once written (failures are logged, never thrown).
+ */
+export async function persistConversation(
+  config: ProviderConfig,
+  conversation: Conversation<unknown>,
+): Promise<void> {
+  const snapshots = config.snapshots;
+  if (snapshots === undefined || conversation.key.startsWith("anonymous:")) return;
+  if (conversation.checkpoint === conversation.persistedCheckpoint) return;
+  try {
+    const bytes = await captureConversation(conversation, config.blobs, config.now());
+    if (bytes === undefined) return;
+    const written = await snapshots.write(
+      snapshotStoreKey(config.apiBaseURL, conversation.key),
+      bytes,
+      { ifVersion: conversation.snapshotVersion ?? null },
+    );
+    if (written?.status === "conflict") {
+      // Another process finished a turn of this conversation first: its snapshot stays, and
+      // this process's next turn restores it (restoreIfAbsent sees the newer version).
+      emitDiagnostic(config.logger, {
+        kind: "persistence-outcome",
+        status: "save conflict",
+        sessionKey: conversation.key,
+        reason: "newer-snapshot-in-store",
+      });
+      return;
+    }
+    conversation.bindSnapshot(written?.status === "written" ? written.version : undefined);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    emitDiagnostic(config.logger, {
+      kind: "persistence-outcome",
+      status: "save failure",
+      sessionKey: conversation.key,
+      reason: reason.replace(/\s+/g, " ").slice(0, 200),
+    });
+  }
+}
+
+/**
+ * The turn's stream, closing only after the conversation's snapshot was written (so a
+ * host that restarts right after a reply still finds it).
+ *
+ * @param stream The turn's parts.
+ * @param config The provider configuration.
+ * @param conversation The session's conversation, if the turn has one.
+ * @returns The same parts.
+ */
+export function persistWhenDone(
+  stream: ReadableStream<LanguageModelV3StreamPart>,
+  config: ProviderConfig,
+  conversation: Conversation<unknown> | undefined,
+): ReadableStream<LanguageModelV3StreamPart> {
+  if (conversation === undefined || config.snapshots === undefined) return stream;
+  return stream.pipeThrough(
+    new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      flush: () => persistConversation(config, conversation),
+    }),
+  );
+}

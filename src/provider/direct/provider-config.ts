@@ -1,0 +1,421 @@
+/**
+ * What `createCursor` resolves once per provider and every model shares: credentials,
+ * the agent origin (looked up once, fail closed), header building, the transport, the
+ * blob store and the logger. No module-level state: everything lives here.
+ *
+ * @module
+ */
+import { sha256Hex } from "../../core/bytes.ts";
+import { CursorError } from "../../core/cursor-error.ts";
+import { type DebugLogger, silentLogger } from "../../core/logger.ts";
+import { createTokenSource, type TokenSource } from "../../auth/token-source.ts";
+import { loopbackAllowedByEnv, validateCursorOrigin } from "../../auth/cursor-origin.ts";
+import {
+  createCredentialRedactor,
+  type CredentialRedactor,
+  redactingLogger,
+} from "../../auth/credential-redactor.ts";
+import { validateAgentOrigin } from "../../protocol/agent-host.ts";
+import { baseHeaders, resolveClientVersion } from "../../protocol/headers.ts";
+import type { AgentTransport, RunCredentials } from "../../transport/agent-transport.ts";
+import { fetchServerConfig, type ServerConfig } from "../../transport/server-config.ts";
+import { createSseTransport } from "../../transport/sse-transport.ts";
+import { createTransportChoice } from "../../transport/transport-choice.ts";
+import { type BlobStore, createMemoryBlobStore } from "../../session/blob-store.ts";
+import type { WorkspaceFacts } from "../../session/request-context.ts";
+import type { GitRunner } from "../../session/git-facts.ts";
+import {
+  type ConversationStore,
+  createConversationStore,
+} from "../../session/conversation-store.ts";
+import {
+  type ConversationSnapshotStore,
+  createMemorySnapshotStore,
+} from "../../session/snapshot-store.ts";
+import type { ActiveTurn } from "./run/active-turn.ts";
+import { emitDiagnostic } from "./diagnostics/format.ts";
+import { createWorkspaceGit, type WorkspaceGit } from "./conversation/workspace-git.ts";
+import type { UsageMode } from "./diagnostics/events.ts";
+import { type BillingBook, createBillingBook, interruptRun } from "./billing/turn-billing.ts";
+import type { ProcessRunner } from "../../cli/process-runner.ts";
+import { createRetryLedger, type RetryLedger } from "../../session/retry-budget.ts";
+import type { ResumeCacheFile } from "../cli/resume-persistence.ts";
+import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../cursor-settings.ts";
+import type { ImageStaging } from "./tools/media/image-save.ts";
+import { DEFAULT_SIGN_IN_ADVICE } from "../api-call-error.ts";
+
+/** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
+export interface ProviderAdapters {
+  /** Builds the HTTP/2 transport when `transport: "http2"` or `"auto"` is asked for. */
+  readonly http2Transport?: (options: { readIdleMs?: number | undefined }) => AgentTransport;
+  /** The default debug logger when settings give none. */
+  readonly debugLogger?: () => DebugLogger;
+  /** The default machine id when settings give none. */
+  readonly machineId?: () => Promise<string>;
+  /** Workspace facts of a directory (OS, shell, home) when settings give none. */
+  readonly workspace?: (root: string) => WorkspaceFacts;
+  /** Runs git, for the request context's git facts (absent on the web entry). */
+  readonly git?: () => GitRunner;
+  /** Starts processes, for the CLI backend. */
+  readonly processRunner?: () => ProcessRunner;
+  /** Finds the `cursor-agent` binary (an explicit path first). */
+  readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;
+  /** The current directory, read at call time. */
+  readonly cwd?: () => string;
+  /** Where the CLI backend's resume cache survives restarts (a file on the Node entry). */
+  readonly resumeCacheFile?: () => ResumeCacheFile;
+  /** The default conversation snapshot store (files on the Node entry). */
+  readonly snapshotStore?: () => ConversationSnapshotStore;
+  /** Where Cursor-generated images wait for the host's save tool (files on the Node entry). */
+  readonly imageStaging?: () => ImageStaging;
+  /** How errors for missing or refused credentials say to sign in on this entry. */
+  readonly signInAdvice?: string;
+}
+
+/** The resolved provider configuration. */
+export interface ProviderConfig {
+  readonly providerName: string;
+  readonly apiBaseURL: string;
+  /** How errors for missing or refused credentials say to sign in. */
+  readonly signInAdvice: string;
+  readonly fetch: typeof fetch;
+  readonly logger: DebugLogger;
+  /** Removes every credential this provider sent from log lines and error chains. */
+  readonly redactor: CredentialRedactor;
+  readonly transport: AgentTransport;
+  readonly blobs: BlobStore;
+  /**
+   * The workspace facts of one call: the directory it names, else the `workspace` setting's
+   * root, else the current directory at call time (docs/decisions/155-…).
+   */
+  workspaceFor(root: string | undefined): WorkspaceFacts;
+  /** The workspace's git facts (per directory), for request contexts being built. */
+  readonly workspaceGit: WorkspaceGit;
+  readonly now: () => number;
+  readonly generateId: () => string;
+  /** Conversations by host session, with their held Runs. */
+  readonly conversations: ConversationStore<ActiveTurn>;
+  /** Where conversation snapshots survive restarts; `undefined` when turned off. */
+  readonly snapshots: ConversationSnapshotStore | undefined;
+  /** Where Cursor-generated images wait for the host's save tool; none: binary writes are refused. */
+  readonly images: ImageStaging | undefined;
+  /** Which conversation owes each outstanding host tool call (for apps that send no session key). */
+  readonly toolCallOwners: Map<string, string>;
+  /** The usage shape finishes report unless a call asks for another. */
+  readonly usage: UsageMode;
+  /** One billing ledger per host session. */
+  readonly billing: BillingBook;
+  /** The retry budgets of recent turns (shared with the host's retries of the same turn). */
+  readonly retries: RetryLedger;
+  /** The agent origin (resolved once, shared). */
+  agentOrigin(headers: Record<string, string>, signal?: AbortSignal): Promise<string>;
+  /** Headers for one request: auth, client identity, checksum, a fresh request id. */
+  headers(requestId: string, signal?: AbortSignal): Promise<Record<string, string>>;
+}
+
+/**
+ * Resolves settings and adapters into a provider configuration.
+ *
+ * @param settings The user's settings.
+ * @param adapters Runtime pieces from the platform entry.
+ * @returns The shared configuration.
+ * @throws {CursorError} `config` for an invalid agent or API URL (https, or loopback http
+ *   with `allowLoopback` / `CURSOR_ALLOW_LOOPBACK=1`) or an unavailable transport.
+ */
+export function resolveProviderConfig(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters = {},
+): ProviderConfig {
+  const env = settings.env ?? {};
+  const plainFetch = settings.fetch ?? globalThis.fetch.bind(globalThis);
+  const allowLoopback = settings.allowLoopback ?? loopbackAllowedByEnv(env.CURSOR_ALLOW_LOOPBACK);
+  const apiBaseURL = validateCursorOrigin(
+    settings.apiBaseURL ?? env.CURSOR_API_BASE_URL ?? DEFAULT_API_BASE_URL,
+    { allowLoopback },
+  );
+  const now = settings.now ?? Date.now;
+  const generateId = settings.generateId ?? (() => crypto.randomUUID());
+  const explicitAgent = settings.agentBaseURL ?? env.CURSOR_AGENT_BASE_URL;
+  const fixedAgent = explicitAgent === undefined
+    ? undefined
+    : validateAgentOrigin(explicitAgent, { allowLoopback });
+  const redactor = createCredentialRedactor();
+  const tokens: TokenSource = createTokenSource({
+    apiKey: settings.apiKey ?? env.CURSOR_API_KEY,
+    accessToken: settings.accessToken,
+    apiBaseURL,
+    allowLoopback,
+    fetch: plainFetch,
+    now,
+    redactor,
+  });
+  const fetchImpl = retryingRefusedToken(plainFetch, tokens);
+  const machineId = memo(() =>
+    resolveMachineId(settings.machineId, adapters.machineId, generateId)
+  );
+  const clientVersion = memo(async () => {
+    const explicit = typeof settings.clientVersion === "function"
+      ? await settings.clientVersion()
+      : settings.clientVersion;
+    return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
+  });
+  let serverConfig: Promise<ServerConfig> | undefined;
+  let resolvedServerConfig: ServerConfig | undefined;
+  const billing = createBillingBook(generateId);
+  const logger = redactingLogger(
+    settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
+    redactor,
+  );
+  return {
+    providerName: settings.name ?? "cursor",
+    apiBaseURL,
+    signInAdvice: settings.signInAdvice ?? adapters.signInAdvice ?? DEFAULT_SIGN_IN_ADVICE,
+    fetch: fetchImpl,
+    logger,
+    redactor,
+    transport: withRunCredentials(
+      resolveTransport(settings, adapters, {
+        fetch: fetchImpl,
+        logger,
+        now,
+        serverConfig: () => resolvedServerConfig,
+      }),
+      tokens,
+    ),
+    blobs: createMemoryBlobStore(),
+    workspaceFor: (root) => resolveWorkspace(settings.workspace, adapters, root),
+    workspaceGit: createWorkspaceGit({ git: adapters.git?.(), now }),
+    now,
+    generateId,
+    conversations: createConversationStore<ActiveTurn>({
+      now,
+      release: (held, reason) => {
+        const turn = held as ActiveTurn;
+        turn.close();
+        interruptRun(billing, turn);
+        emitDiagnostic(logger, {
+          kind: "held-run-released",
+          conversationId: turn.conversationId,
+          reason,
+        });
+      },
+    }),
+    toolCallOwners: new Map(),
+    snapshots: settings.conversationSnapshots === false
+      ? undefined
+      : settings.conversationSnapshots ?? adapters.snapshotStore?.() ??
+        createMemorySnapshotStore(),
+    images: settings.imageStaging === false
+      ? undefined
+      : settings.imageStaging ?? adapters.imageStaging?.(),
+    usage: resolveUsageMode(settings.usage),
+    billing,
+    retries: createRetryLedger({ now, env }),
+    agentOrigin(headers, signal) {
+      if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
+      if (serverConfig === undefined) {
+        const lookup = fetchServerConfig({
+          apiBaseURL,
+          headers,
+          fetch: fetchImpl,
+          allowLoopback,
+          ...(settings.timeouts?.unaryMs === undefined
+            ? {}
+            : { timeoutMs: settings.timeouts.unaryMs }),
+          ...(signal ? { signal } : {}),
+        });
+        serverConfig = lookup;
+        // Recorded before any caller sees the origin: the Run it opens reads the directive.
+        lookup.then((config) => (resolvedServerConfig = config), () => {
+          if (serverConfig === lookup) serverConfig = undefined;
+        });
+      }
+      return serverConfig.then((config) => config.agentOrigin);
+    },
+    async headers(requestId, signal) {
+      const [accessToken, version, id] = await Promise.all([
+        tokens.accessToken(signal),
+        clientVersion(),
+        machineId(),
+      ]);
+      return {
+        ...settings.headers,
+        ...baseHeaders({
+          accessToken,
+          clientVersion: version,
+          requestId,
+          nowMs: now(),
+          machineId: id,
+        }),
+      };
+    },
+  };
+}
+
+/** What the transport choice needs beyond the settings. */
+interface TransportContext {
+  readonly fetch: typeof fetch;
+  readonly logger: DebugLogger;
+  readonly now: () => number;
+  /** The server's configuration once looked up (the HTTP/2 directive). */
+  readonly serverConfig: () => ServerConfig | undefined;
+}
+
+/**
+ * The transport of the settings. `"http2"` and `"auto"` prefer HTTP/2 and fall back to
+ * SSE (ADR 140); `"auto"` is SSE on entries without HTTP/2, where `"http2"` is an error.
+ */
+function resolveTransport(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+  context: TransportContext,
+): AgentTransport {
+  const choice = settings.transport ?? "sse";
+  if (typeof choice === "object") return choice;
+  if (choice !== "sse" && choice !== "http2" && choice !== "auto") {
+    throw new CursorError(
+      "config",
+      `Unknown transport ${JSON.stringify(choice)}: use "sse", "http2" or "auto"`,
+    );
+  }
+  const readIdleMs = settings.timeouts?.readIdleMs;
+  const sse = createSseTransport({
+    fetch: context.fetch,
+    ...(readIdleMs === undefined ? {} : { readIdleMs }),
+    ...(settings.timeouts?.appendMs === undefined
+      ? {}
+      : { appendTimeoutMs: settings.timeouts.appendMs }),
+  });
+  if (choice === "sse" || (choice === "auto" && !adapters.http2Transport)) return sse;
+  if (!adapters.http2Transport) {
+    throw new CursorError(
+      "config",
+      'transport "http2" needs the Node entry (import from "ai-sdk-provider-cursor/node"); use "sse" or "auto" elsewhere',
+    );
+  }
+  return createTransportChoice({
+    http2: adapters.http2Transport({ readIdleMs }),
+    sse,
+    serverConfig: context.serverConfig,
+    logger: context.logger,
+    now: context.now,
+  });
+}
+
+/**
+ * Gives every Run the token source, so each later request of a held Run (every
+ * BidiAppend) carries a current token and an HTTP/2 Run refused with 401 is re-opened
+ * once with a renewed one.
+ */
+function withRunCredentials(transport: AgentTransport, tokens: TokenSource): AgentTransport {
+  const rejected = tokens.rejected?.bind(tokens);
+  const credentials: RunCredentials = {
+    current: (signal) => tokens.accessToken(signal),
+    ...(rejected === undefined ? {} : { rejected }),
+  };
+  return {
+    // The kind can change (HTTP/2 falling back to SSE): read it when asked.
+    get kind() {
+      return transport.kind;
+    },
+    openRun: (run) => transport.openRun({ ...run, credentials: run.credentials ?? credentials }),
+  };
+}
+
+async function resolveMachineId(
+  configured: CursorProviderSettings["machineId"],
+  adapter: (() => Promise<string>) | undefined,
+  generateId: () => string,
+): Promise<string> {
+  const value = typeof configured === "function" ? await configured() : configured;
+  if (value) {
+    if (!/^[0-9a-f]{64}$/.test(value)) {
+      throw new CursorError("config", "machineId must be 64 lowercase hex digits");
+    }
+    return value;
+  }
+  if (adapter) return await adapter();
+  return await sha256Hex(generateId());
+}
+
+/**
+ * One call's workspace facts. A directory the call names replaces the setting's root (and
+ * the home-directory flag computed for it); the other facts of the setting still apply.
+ */
+function resolveWorkspace(
+  configured: Partial<WorkspaceFacts> | undefined,
+  adapters: ProviderAdapters,
+  callRoot: string | undefined,
+): WorkspaceFacts {
+  const root = callRoot ?? configured?.workspaceRoot ?? adapters.cwd?.() ?? "/";
+  const { workspaceRoot: _root, isHomeDirectory, ...rest } = configured ?? {};
+  return {
+    ...defaultWorkspace(),
+    ...adapters.workspace?.(root),
+    ...rest,
+    ...(callRoot === undefined && isHomeDirectory !== undefined ? { isHomeDirectory } : {}),
+    workspaceRoot: root,
+  };
+}
+
+function defaultWorkspace(): WorkspaceFacts {
+  return {
+    workspaceRoot: "/",
+    osVersion: "unknown",
+    shell: "/bin/sh",
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
+  };
+}
+
+function memo<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make();
+    value.catch(() => (value = undefined));
+    return value;
+  };
+}
+
+/**
+ * The usage mode of a setting or provider option.
+ *
+ * @param value The value given.
+ * @returns The mode (`"request"` when none was given).
+ * @throws {CursorError} `config` for any other value.
+ */
+export function resolveUsageMode(value: unknown): UsageMode {
+  if (value === undefined) return "request";
+  if (value === "occupancy" || value === "request") return value;
+  throw new CursorError(
+    "config",
+    `Unknown usage mode ${JSON.stringify(value)}: use "occupancy" or "request"`,
+  );
+}
+
+/**
+ * A fetch that answers Cursor's 401 for a refused access token by asking the token
+ * source for another one (a re-exchange of the API key or a refresh, once per refused
+ * token) and sending the same request again once. A source that cannot renew, or a
+ * renewal that fails, leaves the 401 as it was.
+ */
+function retryingRefusedToken(fetchImpl: typeof fetch, tokens: TokenSource): typeof fetch {
+  const rejected = tokens.rejected?.bind(tokens);
+  if (rejected === undefined) return fetchImpl;
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (response.status !== 401) return response;
+    const headers = new Headers(init?.headers);
+    const sent = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
+    if (sent === undefined) return response;
+    let fresh: string;
+    try {
+      fresh = await rejected(sent, init?.signal ?? undefined);
+    } catch {
+      return response;
+    }
+    if (fresh === sent) return response;
+    await response.body?.cancel().catch(() => {});
+    headers.set("authorization", `Bearer ${fresh}`);
+    return await fetchImpl(input, { ...init, headers });
+  };
+}
