@@ -12,7 +12,7 @@ import { NoSuchModelError } from "@ai-sdk/provider";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
 import { CursorLanguageModelV4 } from "./language-model-v4.ts";
 import { createTurnBackend } from "./cursor-provider.ts";
-import type { ProviderAdapters } from "./direct/provider-config.ts";
+import type { ProviderAdapters } from "./provider-adapters.ts";
 
 /** The Cursor provider for AI SDK 7: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProviderV4 extends ProviderV4 {

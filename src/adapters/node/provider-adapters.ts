@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ProviderAdapters } from "../../provider/direct/provider-config.ts";
+import type { ProviderAdapters } from "../../provider/provider-adapters.ts";
 import type { CursorProviderSettings } from "../../provider/cursor-settings.ts";
 import { proxyFor } from "../../transport/proxy-rules.ts";
 import { proxyAwareFetch } from "./proxy-aware-fetch.ts";

@@ -23,7 +23,6 @@ import { createSseTransport } from "../../transport/sse-transport.ts";
 import { createTransportChoice } from "../../transport/transport-choice.ts";
 import { type BlobStore, createMemoryBlobStore } from "../../session/blob-store.ts";
 import type { WorkspaceFacts } from "../../session/request-context.ts";
-import type { GitRunner } from "../../session/git-facts.ts";
 import {
   type ConversationStore,
   createConversationStore,
@@ -37,40 +36,11 @@ import { emitDiagnostic } from "./diagnostics/format.ts";
 import { createWorkspaceGit, type WorkspaceGit } from "./conversation/workspace-git.ts";
 import type { UsageMode } from "./diagnostics/events.ts";
 import { type BillingBook, createBillingBook, interruptRun } from "./billing/turn-billing.ts";
-import type { ProcessRunner } from "../../cli/process-runner.ts";
 import { createRetryLedger, type RetryLedger } from "../../session/retry-budget.ts";
-import type { ResumeCacheFile } from "../cli/resume-persistence.ts";
+import type { ProviderAdapters } from "../provider-adapters.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../cursor-settings.ts";
 import type { ImageStaging } from "./tools/media/image-save.ts";
 import { DEFAULT_SIGN_IN_ADVICE } from "../api-call-error.ts";
-
-/** Runtime pieces a platform entry can supply (the Node entry supplies HTTP/2 and files). */
-export interface ProviderAdapters {
-  /** Builds the HTTP/2 transport when `transport: "http2"` or `"auto"` is asked for. */
-  readonly http2Transport?: (options: { readIdleMs?: number | undefined }) => AgentTransport;
-  /** The default debug logger when settings give none. */
-  readonly debugLogger?: () => DebugLogger;
-  /** The default machine id when settings give none. */
-  readonly machineId?: () => Promise<string>;
-  /** Workspace facts of a directory (OS, shell, home) when settings give none. */
-  readonly workspace?: (root: string) => WorkspaceFacts;
-  /** Runs git, for the request context's git facts (absent on the web entry). */
-  readonly git?: () => GitRunner;
-  /** Starts processes, for the CLI backend. */
-  readonly processRunner?: () => ProcessRunner;
-  /** Finds the `cursor-agent` binary (an explicit path first). */
-  readonly findCursorAgent?: (explicitPath: string | undefined) => string | undefined;
-  /** The current directory, read at call time. */
-  readonly cwd?: () => string;
-  /** Where the CLI backend's resume cache survives restarts (a file on the Node entry). */
-  readonly resumeCacheFile?: () => ResumeCacheFile;
-  /** The default conversation snapshot store (files on the Node entry). */
-  readonly snapshotStore?: () => ConversationSnapshotStore;
-  /** Where Cursor-generated images wait for the host's save tool (files on the Node entry). */
-  readonly imageStaging?: () => ImageStaging;
-  /** How errors for missing or refused credentials say to sign in on this entry. */
-  readonly signInAdvice?: string;
-}
 
 /** The resolved provider configuration. */
 export interface ProviderConfig {
