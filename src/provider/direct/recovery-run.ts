@@ -156,6 +156,8 @@ function recoveryHook(input: RecoveryInputs): Recover {
     if (decision.action === "replay" && target !== undefined) {
       return await replayRun(input, failed, decision, target);
     }
+    // Not reached: the policy resumes only with resume inputs, rebuilds only with a
+    // conversation, and replays a held turn only once it is rebuilt.
     return endTurn(decision.refused, failure);
   };
 }
