@@ -195,24 +195,11 @@ export function decideRecovery(facts: RecoveryFacts): RecoveryDecision {
 }
 
 /**
- * The replay barrier that keeps a failed held pass from being rebuilt: work (an exec, a
- * started tool) that host history cannot represent, a result the host did not return, or
- * output shown past the tool results.
- *
- * @param facts The pass's barrier, whether it showed anything and whether every owed
- *   result came from the host.
- * @returns The barrier, or `undefined` when the pass may be rebuilt.
- *
- * @example
- * ```ts
- * import { rebuildBarrier } from "./recovery-policy.ts";
- *
- * const clean = { passBarrier: undefined, resultsComplete: true };
- * console.assert(rebuildBarrier({ ...clean, shown: true }) === "shown");
- * console.assert(rebuildBarrier({ ...clean, shown: false }) === undefined);
- * ```
+ * The barrier that keeps a failed held pass from being rebuilt: work (an exec, a started
+ * tool) that host history cannot represent, a result the host did not return, or output
+ * shown past the tool results; `undefined` when the pass may be rebuilt.
  */
-export function rebuildBarrier(
+function rebuildBarrier(
   facts: Pick<RecoveryFacts, "passBarrier" | "shown" | "resultsComplete">,
 ): RebuildBarrier | undefined {
   if (facts.passBarrier === "exec" || facts.passBarrier === "tool-started") {
