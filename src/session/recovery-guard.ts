@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { RetryKind } from "./retry-budget.ts";
 import type { RunEvent } from "./run-events.ts";
 
 /** Why a turn can no longer be replayed. */
@@ -68,40 +69,13 @@ function barrierOf(event: RunEvent): ReplayBarrier | undefined {
   }
 }
 
-/** Which retry allowance a failure draws on. */
-export type RetryKind = "transport" | "server";
-
-/**
- * Which allowance a failure draws on: a Connect error, or a Run the server ended before
- * `turn_ended`, is the server's; a broken connection is the transport's.
- *
- * @param failure The failure's code and Connect code.
- * @returns The allowance kind.
- *
- * @example
- * ```ts
- * import { retryKind } from "./recovery-guard.ts";
- *
- * console.assert(retryKind({ code: "network", connectCode: undefined }) === "transport");
- * console.assert(retryKind({ code: "unavailable", connectCode: "unavailable" }) === "server");
- * console.assert(retryKind({ code: "interrupted", connectCode: undefined }) === "server");
- * ```
- */
-export function retryKind(
-  failure: { readonly code: string; readonly connectCode: string | undefined },
-): RetryKind {
-  return failure.connectCode !== undefined || failure.code === "interrupted"
-    ? "server"
-    : "transport";
-}
-
 /**
  * How many more replays a turn may make. The shared retry budget implements it; until a
  * turn is given one, {@link createTurnAllowance} keeps Cursor CLI's per-turn limits.
  */
 export interface RetryAllowance {
   /**
-   * Takes one retry of this kind.
+   * Takes one retry of this kind (`retryKindOf` in `retry-budget.ts` classifies failures).
    *
    * @returns Whether the retry is allowed.
    */

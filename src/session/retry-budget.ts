@@ -8,9 +8,8 @@
  *
  * @module
  */
-import type { CursorError } from "../core/cursor-error.ts";
 
-/** Which budget a failure draws on. */
+/** Which budget a failure draws on (see {@link retryKindOf}). */
 export type RetryKind = "transport" | "server";
 
 /** Transport retries per turn (dropped connections, deadlines, interruptions). */
@@ -90,17 +89,35 @@ export interface RetryLedger {
   budgetFor(sessionKey: string, lastUserMessage: string): RetryBudget;
 }
 
+/** The codes of a connection that failed without an answer from Cursor's servers. */
+const TRANSPORT_CODES: ReadonlySet<string> = new Set(["network", "timeout", "interrupted"]);
+
 /**
- * Which budget a retryable failure draws on: connection-level failures are transport
- * retries, answers from Cursor's servers are server retries.
+ * Which budget a failure draws on, for the turn's own replays, resumes and rebuilds as for
+ * the host's retries of the turn (one classifier for both). A failure of the connection
+ * with no answer from Cursor's servers (`network`, `timeout`, `interrupted`: a dropped
+ * socket, a silent stream, a Run whose stream closed before `turn_ended`) is a transport
+ * retry; anything Cursor's servers answered (a Connect code, an HTTP status such as 429 or
+ * 503, any other code) is a server retry (TRANSPORT-AUTH §3.5).
  *
- * @param error A retryable failure.
- * @returns `"transport"` for `network`, `timeout` and `interrupted`, else `"server"`.
+ * @param failure The failure's code and Connect code.
+ * @returns The budget kind.
+ *
+ * @example
+ * ```ts
+ * import { retryKindOf } from "./retry-budget.ts";
+ *
+ * console.assert(retryKindOf({ code: "network", connectCode: undefined }) === "transport");
+ * console.assert(retryKindOf({ code: "interrupted", connectCode: undefined }) === "transport");
+ * console.assert(retryKindOf({ code: "timeout", connectCode: "deadline_exceeded" }) === "server");
+ * console.assert(retryKindOf({ code: "unavailable", connectCode: undefined }) === "server");
+ * ```
  */
-export function retryKindOf(error: CursorError): RetryKind {
-  return error.code === "network" || error.code === "timeout" || error.code === "interrupted"
-    ? "transport"
-    : "server";
+export function retryKindOf(
+  failure: { readonly code: string; readonly connectCode: string | undefined },
+): RetryKind {
+  if (failure.connectCode !== undefined) return "server";
+  return TRANSPORT_CODES.has(failure.code) ? "transport" : "server";
 }
 
 /**

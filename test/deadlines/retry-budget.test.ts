@@ -108,4 +108,12 @@ describe("RetryBudget", () => {
     assert.equal(retryKindOf(new CursorError("rate_limited", "Slow down")), "server");
     assert.equal(retryKindOf(new CursorError("unavailable", "Down")), "server");
   });
+
+  it("draws a failure with a Connect code, and an HTTP 503, on the server budget", () => {
+    const deadline = new CursorError("timeout", "Deadline", { connectCode: "deadline_exceeded" });
+    assert.equal(retryKindOf(deadline), "server");
+    const busy = new CursorError("unavailable", "RunSSE failed with HTTP 503", { httpStatus: 503 });
+    assert.equal(retryKindOf(busy), "server");
+    assert.equal(retryKindOf(new CursorError("internal", "Unexpected failure")), "server");
+  });
 });

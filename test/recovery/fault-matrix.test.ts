@@ -102,5 +102,20 @@ for (const transport of ["sse", "http2"] as const) {
         ]);
       });
     });
+
+    it("a stream lost four times in a row draws on the 10 transport retries: answered once", async () => {
+      const { logger, lines } = createMemoryLogger();
+      await withEmulator({}, async (emulator) => {
+        const cursor = emulatorProvider(emulator, transport, { debug: logger });
+        const prompt = "::text Alpha.\n::fault drop times=4\n::text Beta.";
+        const outcome = await turn(cursor, prompt, "ses_lost");
+        assert.equal(outcome.error, undefined, String(outcome.error));
+        assert.equal(outcome.text, "Alpha.Beta.", "the answer, exactly once");
+        assert.equal(emulator.runs().length, 5, "four lost Runs and the one that answered");
+        const rebases = lines.filter((l) => l.startsWith("rebasing fresh Run: "));
+        assert.equal(rebases.length, 4, lines.join("\n"));
+        assert.ok(rebases.every((l) => l.includes(" retry=transport ")), rebases.join("\n"));
+      });
+    });
   });
 }

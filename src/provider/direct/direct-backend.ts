@@ -28,9 +28,8 @@ import {
 import { planTurn, type TurnPlan } from "./conversation/turn-plan.ts";
 import { openTurnStream } from "./run/turn-stream.ts";
 import { interruptRun } from "./billing/turn-billing.ts";
-import { replayFreshRun } from "./recovery/fresh-run.ts";
+import { rebuildHook, replayFreshRun } from "./recovery/fresh-run.ts";
 import { surfaceFailure, turnAllowance, turnBudget } from "./recovery/budget.ts";
-import { rebuildHook } from "./recovery/rebuild.ts";
 import { firstRunWindow } from "./conversation/seed-window.ts";
 import { heldRunFailure } from "./recovery/lines.ts";
 import { adoptDrainedCheckpoint, drainSupersededTurn } from "./recovery/drain.ts";

@@ -9,72 +9,16 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../../core/cursor-error.ts";
-import {
-  createTurnAllowance,
-  type RetryAllowance,
-  retryKind,
-} from "../../../session/recovery-guard.ts";
-import { resumeFromCheckpoint } from "./resume.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
-import { heldRunFailure, logRebase, logRunInterrupted } from "./lines.ts";
-import { replayFreshRun } from "./fresh-run.ts";
-import { prepareRun, type RunInputs } from "../run/run-opener.ts";
-import type { TurnStreamContext } from "../run/turn-stream.ts";
+import { logRebase } from "./lines.ts";
+import type { RebuildBarrier } from "./policy.ts";
+import { type PreparedRun, prepareRun, type RunInputs } from "../run/run-opener.ts";
 import type { Conversation } from "../../../session/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { renderHistoryForReseed } from "../conversation/history-seed.ts";
 import type { TurnPlan } from "../conversation/turn-plan.ts";
 import { seedOverflow } from "../conversation/seed-fit.ts";
-
-/**
- * Whether a failed resumed pass may be rebuilt from host history.
- *
- * @param facts The failed turn, whether the pass showed anything, whether every owed
- *   result came from the host, and whether the failure is transient.
- * @returns Whether to rebuild.
- */
-export function mayRebuild(facts: {
-  readonly turn: ActiveTurn;
-  readonly shown: boolean;
-  readonly resultsComplete: boolean;
-  readonly retryable: boolean;
-}): boolean {
-  return facts.retryable && rebuildBarrier(facts) === undefined;
-}
-
-/** Why a held pass that failed cannot be rebuilt from host history. */
-export type RebuildBarrier = "shown" | "results-missing" | "unrepresented";
-
-/**
- * The replay barrier that keeps a failed held pass from being rebuilt: output shown past
- * the tool results, a result the host did not return, or work (an exec, a started tool)
- * that host history cannot represent.
- *
- * @param facts The failed turn, whether the pass showed anything and whether every owed
- *   result came from the host.
- * @returns The barrier, or `undefined` when the pass may be rebuilt.
- *
- * @example
- * ```ts
- * import { ActiveTurn } from "../run/active-turn.ts";
- * import { rebuildBarrier } from "./rebuild.ts";
- *
- * const turn = { passGuard: { barrier: undefined } } as unknown as ActiveTurn;
- * console.assert(rebuildBarrier({ turn, shown: true, resultsComplete: true }) === "shown");
- * console.assert(rebuildBarrier({ turn, shown: false, resultsComplete: true }) === undefined);
- * ```
- */
-export function rebuildBarrier(facts: {
-  readonly turn: ActiveTurn;
-  readonly shown: boolean;
-  readonly resultsComplete: boolean;
-}): RebuildBarrier | undefined {
-  const barrier = facts.turn.passGuard.barrier;
-  if (barrier === "exec" || barrier === "tool-started") return "unrepresented";
-  if (!facts.resultsComplete) return "results-missing";
-  return facts.shown ? "shown" : undefined;
-}
 
 /** What each barrier tells the person reading the final error. */
 const BARRIER_REASONS: Readonly<Record<RebuildBarrier, (code: string) => string>> = {
@@ -181,111 +125,65 @@ export function rebuildPlan(
   };
 }
 
+/** What rebuilding a held pass is prepared from. */
+export type RebuildInputs = Omit<RunInputs, "plan"> & {
+  readonly conversation: Conversation<ActiveTurn>;
+};
+
+/** A rebuilt turn: its first Run, and how to open its Run again for a replay. */
+export interface RebuiltTurn {
+  readonly turn: ActiveTurn;
+  readonly conversationId: string;
+  readonly open: PreparedRun["openTurn"];
+}
+
 /**
- * The `recover` hook of a resumed turn: rebuilds from host history once (see
- * {@link mayRebuild}), then replays the rebuilt Run like any fresh one.
+ * Carries out a `rebuild` decision whose retry the allowance granted: a new conversation
+ * seeded with the whole host history (see {@link rebuildPlan}), its reset and rebase
+ * lines, and its first Run.
  *
  * @param config The provider configuration.
- * @param input What the rebuilt Run is prepared from, and whether the host returned every
- *   owed result.
- * @returns The hook.
+ * @param failed The failure, the failed held pass and how many recoveries came before.
+ * @param input What the rebuilt Run is prepared from.
+ * @returns The rebuilt turn, or `undefined` when the prompt does not end with tool results.
+ * @throws {CursorError} `context_overflow` when the host history does not fit the window.
  */
-export function rebuildHook(
+export async function rebuildRun(
   config: ProviderConfig,
-  input: Omit<RunInputs, "plan"> & {
-    readonly conversation: Conversation<ActiveTurn> | undefined;
-    readonly resultsComplete: boolean;
-    /** The turn's retry allowance (shared with the host's retries of the turn). */
-    readonly allowance?: RetryAllowance;
-  },
-): NonNullable<TurnStreamContext["recover"]> {
-  const allowance = input.allowance ?? createTurnAllowance();
-  let replay: NonNullable<TurnStreamContext["recover"]> | undefined;
-  const recover: NonNullable<TurnStreamContext["recover"]> = async (failed) => {
-    if (replay !== undefined) return await replay(failed);
-    if (input.conversation !== undefined) {
-      const verdict = await resumeFromCheckpoint(config, failed, {
-        groupId: input.conversation.groupId,
-        selection: input.selection,
-        requestContext: input.conversation.requestContext,
-        key: input.key,
-        abortSignal: input.options.abortSignal,
-        allowance,
-      });
-      if (verdict.kind === "resumed") return verdict.turn;
-      if (verdict.kind === "final") return undefined;
-    }
-    const failure = CursorError.from(failed.error);
-    const rebuild = input.conversation !== undefined && mayRebuild({
-      turn: failed.turn,
-      shown: failed.shown,
-      resultsComplete: input.resultsComplete,
-      retryable: failure.retryable ||
-        heldRunFailure(failed.error) === "missing-process-local-state",
-    });
-    if (config.logger.enabled) {
-      logRunInterrupted(config.logger, {
-        conversationId: failed.turn.conversationId,
-        code: failure.code,
-        streamedChars: failed.turn.state.text.length,
-        replaySafe: rebuild,
-        checkpoints: failed.turn.guard.checkpoints,
-      });
-    }
-    if (!rebuild || input.conversation === undefined || input.options.abortSignal?.aborted) {
-      return undefined;
-    }
-    if (!allowance.take(retryKind(failure))) {
-      return undefined;
-    }
-    const systemPrompt = input.conversation.frozenSystemPrompt ?? input.converted.systemPrompt;
-    const overflow = rebuildOverflow(
-      input.options.prompt,
-      systemPrompt,
-      failed.turn.state.latestMax,
-    );
-    if (overflow !== undefined) throw overflow;
-    const plan = rebuildPlan(
-      input.conversation,
-      input.options.prompt,
-      systemPrompt,
-      config.generateId,
-    );
-    if (plan === undefined) return undefined;
-    if (config.logger.enabled) {
-      emitDiagnostic(config.logger, {
-        kind: "conversation-reset",
-        reason: "interrupted-run",
-        sessionKey: input.key ?? "none",
-        conversationId: plan.conversationId,
-        conversationGroupId: plan.groupId,
-      });
-      logRebase(config.logger, {
-        conversationId: plan.conversationId,
-        attempt: failed.attempt + 1,
-        kind: "rebuild",
-        code: failure.code,
-        delayMs: 0,
-      });
-    }
-    const { openTurn } = await prepareRun(config, { ...input, plan });
-    replay = replayFreshRun({
-      config,
+  failed: { readonly error: unknown; readonly turn: ActiveTurn; readonly attempt: number },
+  input: RebuildInputs,
+): Promise<RebuiltTurn | undefined> {
+  const systemPrompt = input.conversation.frozenSystemPrompt ?? input.converted.systemPrompt;
+  const overflow = rebuildOverflow(
+    input.options.prompt,
+    systemPrompt,
+    failed.turn.state.latestMax,
+  );
+  if (overflow !== undefined) throw overflow;
+  const plan = rebuildPlan(
+    input.conversation,
+    input.options.prompt,
+    systemPrompt,
+    config.generateId,
+  );
+  if (plan === undefined) return undefined;
+  if (config.logger.enabled) {
+    emitDiagnostic(config.logger, {
+      kind: "conversation-reset",
+      reason: "interrupted-run",
+      sessionKey: input.key ?? "none",
       conversationId: plan.conversationId,
-      open: openTurn,
-      abortSignal: input.options.abortSignal,
-      allowance,
+      conversationGroupId: plan.groupId,
     });
-    return await openTurn({ after: { turn: failed.turn, kind: "rebuild" } });
-  };
-  return async (failed) => {
-    const next = await recover(failed);
-    if (next !== undefined || input.options.abortSignal?.aborted) return next;
-    const failure = CursorError.from(failed.error);
-    const barrier = rebuildBarrier({ ...failed, resultsComplete: input.resultsComplete });
-    // A host retry of a held pass rebuilds it from host history: past a barrier that would
-    // answer the step a second time, so the failure is final.
-    if (failure.retryable && barrier !== undefined) throw finalAtBarrier(failure, barrier);
-    return undefined;
-  };
+    logRebase(config.logger, {
+      conversationId: plan.conversationId,
+      attempt: failed.attempt + 1,
+      kind: "rebuild",
+      code: CursorError.from(failed.error).code,
+      delayMs: 0,
+    });
+  }
+  const { openTurn } = await prepareRun(config, { ...input, plan });
+  const rebuilt = await openTurn({ after: { turn: failed.turn, kind: "rebuild" } });
+  return { turn: rebuilt, conversationId: plan.conversationId, open: openTurn };
 }

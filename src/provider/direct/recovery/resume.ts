@@ -4,23 +4,19 @@
  * with `resume_action` and that checkpoint (same conversation), as Cursor's CLI does. The
  * resumed Run's output passes the turn stream's filter, so text shown after the
  * checkpoint is not shown twice. Two resumed attempts in a row that stream without saving
- * a checkpoint end the turn.
+ * a checkpoint end the turn. When to resume is the recovery policy's decision
+ * (`recovery/policy.ts`); this module carries it out.
  *
  * @module
  */
 import { CursorError } from "../../../core/cursor-error.ts";
 import type { MaterializedRequestContext } from "../../../session/request-context.ts";
-import {
-  MAX_INLINE_WAIT_MS,
-  replayDelayMs,
-  type RetryAllowance,
-  retryKind,
-} from "../../../session/recovery-guard.ts";
 import { RESUMES_WITHOUT_CHECKPOINT_LIMIT } from "../../../session/checkpoint-eligibility.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { selectModel } from "../call/model-options.ts";
+import type { RetryDecision } from "./policy.ts";
 import { openResumedTurn } from "../run/run-opener.ts";
 
 /** What resuming a turn needs besides the failed attempt. */
@@ -30,75 +26,56 @@ export interface ResumeInputs {
   readonly requestContext: MaterializedRequestContext | undefined;
   readonly key: string | undefined;
   readonly abortSignal: AbortSignal | undefined;
-  readonly allowance: RetryAllowance;
 }
 
-/** The verdict on resuming: a resumed attempt, not applicable, or the turn ends here. */
-export type ResumeVerdict =
-  | { readonly kind: "resumed"; readonly turn: ActiveTurn }
-  | { readonly kind: "not-applicable" }
-  | { readonly kind: "final" };
-
 /**
- * Resumes the failed attempt from its latest eligible checkpoint when that is allowed.
+ * Carries out a `resume` decision whose retry the allowance granted: the resume line, the
+ * wait, and the Run resumed from the failed attempt's eligible checkpoint.
  *
  * @param config The provider configuration.
  * @param failed The failure, the failed attempt and how many recoveries came before.
- * @param input The conversation's group, model, request context, key, abort signal and the
- *   turn's retry allowance.
- * @returns The verdict: `not-applicable` when the attempt has no eligible checkpoint (the
- *   caller may replay or rebuild instead), `final` when the failure must surface.
- * @throws {CursorError} when the turn's retries of this kind are spent.
+ * @param decision The policy's decision (its kind and wait).
+ * @param input The conversation's group, model, request context, key and abort signal.
+ * @returns The resumed attempt, or `undefined` when the call was aborted during the wait.
+ * @throws {CursorError} `interrupted` when the request context or checkpoint is gone.
  */
-export async function resumeFromCheckpoint(
+export async function resumeRun(
   config: ProviderConfig,
   failed: { readonly error: unknown; readonly turn: ActiveTurn; readonly attempt: number },
+  decision: RetryDecision,
   input: ResumeInputs,
-): Promise<ResumeVerdict> {
+): Promise<ActiveTurn | undefined> {
   const { turn } = failed;
   const tracker = turn.checkpoints;
-  if (!turn.resumed && tracker.eligible === undefined) return { kind: "not-applicable" };
-  const failure = CursorError.from(failed.error);
-  const allowed = tracker.settleFailure();
   const checkpoint = tracker.eligible;
-  if (config.logger.enabled) {
-    emitDiagnostic(config.logger, {
-      kind: "run-interrupted",
-      conversationId: turn.conversationId,
-      code: failure.code,
-      streamedChars: turn.state.text.length,
-      replaySafe: allowed && failure.retryable,
-      checkpoints: turn.guard.checkpoints,
-    });
+  const requestContext = input.requestContext;
+  if (checkpoint === undefined || requestContext === undefined) {
+    throw new CursorError(
+      "interrupted",
+      "The turn has no checkpoint or request context to resume from",
+    );
   }
-  if (checkpoint === undefined || !allowed || !failure.retryable) return { kind: "final" };
-  if (input.requestContext === undefined || input.abortSignal?.aborted) return { kind: "final" };
-  if ((failure.retryAfterMs ?? 0) > MAX_INLINE_WAIT_MS) return { kind: "final" };
-  const kind = retryKind(failure);
-  if (!input.allowance.take(kind)) throw spentRetries(failure, kind);
-  const delayMs = replayDelayMs(failed.attempt, failure.retryAfterMs);
   if (config.logger.enabled) {
     emitDiagnostic(config.logger, {
       kind: "resume",
       conversationId: turn.conversationId,
       attempt: failed.attempt + 1,
-      retry: kind,
-      code: failure.code,
-      delayMs,
+      retry: decision.kind,
+      code: CursorError.from(failed.error).code,
+      delayMs: decision.delayMs,
       checkpointLen: checkpoint.length,
       resumesWithoutCheckpoint: tracker.resumesWithoutCheckpoint,
       limit: RESUMES_WITHOUT_CHECKPOINT_LIMIT,
     });
   }
-  if (!(await sleepUnlessAborted(delayMs, input.abortSignal))) return { kind: "final" };
-  const resumed = await openResumedTurn(config, turn, {
+  if (!(await sleepUnlessAborted(decision.delayMs, input.abortSignal))) return undefined;
+  return await openResumedTurn(config, turn, {
     groupId: input.groupId,
     selection: input.selection,
-    requestContext: input.requestContext,
+    requestContext,
     key: input.key,
     abortSignal: input.abortSignal,
   });
-  return { kind: "resumed", turn: resumed };
 }
 
 /**
