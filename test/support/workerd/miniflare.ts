@@ -82,9 +82,11 @@ export async function startWorkerd(
   return {
     miniflare,
     async fetch(worker, path, init) {
-      const fetcher = await miniflare.getWorker(worker);
-      const response = await fetcher.fetch(`http://harness.test${path}`, init as never);
-      return response as unknown as Response;
+      // Miniflare types the Worker's fetcher with its own undici types; the shape is fetch's.
+      const fetcher = await miniflare.getWorker(worker) as unknown as {
+        fetch(url: string, init?: RequestInit): Promise<Response>;
+      };
+      return await fetcher.fetch(`http://harness.test${path}`, init);
     },
     async close() {
       clearTimeout(guard);

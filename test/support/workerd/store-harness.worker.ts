@@ -121,7 +121,7 @@ async function storeOperation(
     case "read": {
       const read = await store.read(call.key);
       if (read.status !== "found") return Response.json(read);
-      return new Response(read.bytes, {
+      return new Response(new Uint8Array(read.bytes), {
         headers: { "x-harness-read": JSON.stringify({ status: "found", version: read.version }) },
       });
     }
