@@ -22,5 +22,6 @@
 export {
   createUpstashSnapshotStore,
   UPSTASH_SNAPSHOT_MAX_VALUE_BYTES,
+  type UpstashFetch,
   type UpstashSnapshotStoreOptions,
 } from "../src/adapters/upstash/snapshot-upstash-store.ts";

@@ -34,9 +34,12 @@ export interface UpstashSnapshotStoreOptions {
    * take requests up to 1 MB, which holds a snapshot of about 750 KB as base64.
    */
   readonly maxValueBytes?: number | undefined;
-  /** The `fetch` to use; default the global one. */
-  readonly fetch?: typeof fetch | undefined;
+  /** The `fetch` to use (a proxy, a test double); default the global one. */
+  readonly fetch?: UpstashFetch | undefined;
 }
+
+/** The part of `fetch` the store uses: one POST to the REST URL. */
+export type UpstashFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /** Default bound of one snapshot: 16 MiB (the other stores' bound). */
 export const UPSTASH_SNAPSHOT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
@@ -50,7 +53,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * @returns The store (versioned: safe to share between instances).
  * @throws {CursorError} `config` for a URL that is not http(s) or an empty token.
  *
- * @example
+ * @example An app's store
  * ```ts ignore
  * import { createCursor } from "@ai-sdk-cursor/provider";
  * import { createUpstashSnapshotStore } from "@ai-sdk-cursor/provider/stores/upstash";
@@ -61,6 +64,24 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  *     token: process.env.UPSTASH_REDIS_REST_TOKEN ?? "",
  *   }),
  * });
+ * ```
+ *
+ * @example The commands it sends, seen through its `fetch` option
+ * ```ts
+ * import { createUpstashSnapshotStore } from "./snapshot-upstash-store.ts";
+ *
+ * const sent: string[][] = [];
+ * const store = createUpstashSnapshotStore({
+ *   url: "https://example.upstash.io",
+ *   token: "token",
+ *   fetch: (_url, init) => {
+ *     const command = JSON.parse(String(init.body)) as string[];
+ *     sent.push(command);
+ *     return Promise.resolve(Response.json({ result: command[0] === "HMGET" ? [null, null] : 0 }));
+ *   },
+ * });
+ * console.assert((await store.read("ses_1")).status === "missing");
+ * console.assert(sent[0]?.join(" ") === "HMGET cursor-snapshot-b64:ses_1 v d");
  * ```
  */
 export function createUpstashSnapshotStore(
@@ -77,7 +98,12 @@ export function createUpstashSnapshotStore(
   const ttlMs = options.ttlMs ?? SNAPSHOT_LIFETIME_MS;
   const maxValueBytes = options.maxValueBytes ?? UPSTASH_SNAPSHOT_MAX_VALUE_BYTES;
   const send = (command: readonly string[]) =>
-    upstashCommand(options.fetch ?? fetch, url, options.token, command);
+    upstashCommand(
+      options.fetch ?? ((target, init) => fetch(target, init)),
+      url,
+      options.token,
+      command,
+    );
   const keyOf = (key: string) => `${prefix}${key}`;
   return {
     async read(key): Promise<SnapshotRead> {
@@ -120,7 +146,7 @@ export function createUpstashSnapshotStore(
 
 /** Sends one command; resolves to its `result`, throws a {@link CursorError} otherwise. */
 async function upstashCommand(
-  fetcher: typeof fetch,
+  fetcher: UpstashFetch,
   url: string,
   token: string,
   command: readonly string[],
