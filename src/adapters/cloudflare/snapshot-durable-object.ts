@@ -117,7 +117,10 @@ export class CursorSnapshotObject {
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get(PROTOCOL_HEADER) !== PROTOCOL_REVISION) {
       const revision = request.headers.get(PROTOCOL_HEADER) ?? "none";
-      return answer("error", { status: 400, reason: `unsupported-protocol-${revision}` });
+      return answer("error", {
+        status: 400,
+        reason: headerText(`unsupported-protocol-${revision}`),
+      });
     }
     const operation = new URL(request.url).pathname.slice(1);
     try {
