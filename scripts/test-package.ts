@@ -4,15 +4,17 @@
  * over each transport), and its types resolve under `tsc --strict` with NodeNext
  * resolution; then one consumer project per AI SDK major (`ai` 6 with the root entry,
  * `ai` 7 with `/v4`) type-checks under `tsc --strict` with NodeNext and Bundler
- * resolution and runs `generateText` and `generateObject` against the emulator on Node.
- * Each proof counts as a test;
- * the closing line is `N passed, N failed`.
+ * resolution and runs `generateText` and `generateObject` against the emulator on Node;
+ * and a Worker app of the installed package, bundled as wrangler does, continues a
+ * conversation warm across two Workers in workerd (`scripts/lib/package-workerd.ts`).
+ * Each proof counts as a test; the closing line is `N passed, N failed`.
  *
  * Usage: `deno run -A scripts/test-package.ts`
  *
  * @module
  */
 import { runCaptured } from "./lib/test-files.ts";
+import { workerBundleArgs, writeWorkerdProof } from "./lib/package-workerd.ts";
 
 const FIVE_MINUTES = 5 * 60 * 1000;
 const results: { name: string; ok: boolean }[] = [];
@@ -87,6 +89,21 @@ async function proveInstalledPackage(): Promise<void> {
       ["-p", "."],
       scratch,
     );
+    await writeWorkerdProof(scratch, root);
+    const bundled = await prove(
+      "bundle a Worker of the installed package (esbuild, workerd conditions)",
+      `${root}/node_modules/.bin/esbuild`,
+      workerBundleArgs(),
+      scratch,
+    );
+    if (bundled) {
+      await prove(
+        "the Worker in workerd: turn 2 on another Worker continues warm (Durable Object store)",
+        "node",
+        ["workerd.mjs"],
+        scratch,
+      );
+    }
     for (const major of consumers()) await proveConsumer(scratch, tarball, major);
   } finally {
     await Deno.remove(scratch, { recursive: true });

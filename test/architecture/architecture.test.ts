@@ -60,6 +60,13 @@ describe("architecture", () => {
         .length,
       1,
     );
+    assert.match(
+      checkFile(
+        "src/provider/x.ts",
+        'import { a } from "../adapters/cloudflare/snapshot-durable-object-store.ts";\n',
+      )[0]?.message ?? "",
+      /optional store adapter/,
+    );
     assert.deepEqual(
       checkFile(
         "stores/redis.ts",

@@ -27,13 +27,16 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Store adapters behind their own optional entries (`./stores/redis`, `./stores/deno-kv`):
+ * Store adapters behind their own optional entries (`./stores/redis`, `./stores/deno-kv`,
+ * `./stores/cloudflare`, `./stores/upstash`):
  * only their entry and their own folder import them, so an app that uses none never loads
  * a store client.
  */
 export const OPTIONAL_STORE_FOLDERS: readonly string[] = [
   "src/adapters/redis/",
   "src/adapters/deno/",
+  "src/adapters/cloudflare/",
+  "src/adapters/upstash/",
 ];
 
 /** Optional peer packages and the one folder that may import each. */

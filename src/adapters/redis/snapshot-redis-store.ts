@@ -18,6 +18,7 @@ import type {
   VersionedSnapshotStore,
 } from "../../session/snapshot-store.ts";
 import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
+import { COMPARE_AND_SET_SCRIPT, compareAndSetCondition } from "../redis-script/compare-and-set.ts";
 
 /** The part of a `redis` (node-redis 5 or later) client this store uses. */
 export interface RedisCommandClient {
@@ -42,18 +43,6 @@ export interface RedisSnapshotStoreOptions {
 
 /** Default bound of one snapshot: 16 MiB. */
 export const REDIS_SNAPSHOT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
-
-/**
- * KEYS[1] the hash; ARGV: condition (`*` none, `` nothing stored, else a version), the
- * new version, the bytes, the lifetime in ms. Returns 1 when written, 0 on conflict.
- */
-const COMPARE_AND_SET = `
-local current = redis.call('HGET', KEYS[1], 'v')
-if ARGV[1] ~= '*' and current and current ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1
-`;
 
 /** Replies as bytes, not text: a snapshot is binary. */
 const AS_BUFFERS = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
@@ -102,14 +91,13 @@ export function createRedisSnapshotStore(
           `A snapshot of ${bytes.length} bytes exceeds the store's bound of ${maxValueBytes} bytes`,
         );
       }
-      const expected = writeOptions?.ifVersion;
       const version = crypto.randomUUID();
       const written = await client.sendCommand([
         "EVAL",
-        COMPARE_AND_SET,
+        COMPARE_AND_SET_SCRIPT,
         "1",
         keyOf(key),
-        expected === undefined ? "*" : expected ?? "",
+        compareAndSetCondition(writeOptions?.ifVersion),
         version,
         Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
         String(ttlMs),
