@@ -61,133 +61,216 @@ export interface TurnStreamContext extends PassContext {
 export async function openTurnStream(
   context: TurnStreamContext,
 ): Promise<ReadableStream<LanguageModelV3StreamPart>> {
-  const buffered: LanguageModelV3StreamPart[] = [];
-  let controller: ReadableStreamDefaultController<LanguageModelV3StreamPart> | undefined;
-  let firstSettled: () => void = () => {};
-  const first = new Promise<void>((resolve) => (firstSettled = resolve));
-  let cancelled = false;
-  const emit = (part: LanguageModelV3StreamPart): boolean => {
-    if (cancelled) return false;
-    if (controller) controller.enqueue(part);
-    else buffered.push(part);
-    firstSettled();
+  const output = new PassOutput();
+  if (context.turn.pumpPasses === 0) context.conversation?.beginTurn();
+  context.turn.beginPass();
+  const pass = new TurnPass(context, output);
+  const done = pass.run();
+  await output.first;
+  if (pass.failure !== undefined) throw pass.failure;
+  return output.readable(done, {
+    start: () => ({
+      type: "response-metadata",
+      id: pass.turn.conversationId,
+      modelId: pass.turn.modelId,
+      timestamp: new Date(context.config.now()),
+    }),
+    // A consumer that stops reading after the finish must not end a held Run.
+    cancelled: () => pass.cancelUnlessFinished(),
+  });
+}
+
+/** Where a pass's parts go: buffered until the stream is read, then straight through. */
+class PassOutput {
+  readonly #buffered: LanguageModelV3StreamPart[] = [];
+  #controller: ReadableStreamDefaultController<LanguageModelV3StreamPart> | undefined;
+  #cancelled = false;
+  #settleFirst: () => void = () => {};
+  /** Settles once the first part (or the pass's end) is known. */
+  readonly first: Promise<void> = new Promise<void>((resolve) => (this.#settleFirst = resolve));
+
+  /** Nothing reached the host yet (a failure now can be thrown from `doStream`). */
+  get untouched(): boolean {
+    return this.#buffered.length === 0 && this.#controller === undefined;
+  }
+
+  /** Sends one part; `false` once the consumer cancelled. */
+  emit = (part: LanguageModelV3StreamPart): boolean => {
+    if (this.#cancelled) return false;
+    if (this.#controller) this.#controller.enqueue(part);
+    else this.#buffered.push(part);
+    this.#settleFirst();
     return true;
   };
-  const { config } = context;
-  let turn = context.turn;
-  const conversation = context.conversation;
-  if (turn.pumpPasses === 0 && conversation) {
-    conversation.beginTurn();
+
+  /** The pass has ended (successfully or not). */
+  settle(): void {
+    this.#settleFirst();
   }
-  turn.beginPass();
-  let finished = false;
-  // The host's Stop while the Run streams: Cursor is told (`cancel_action`), then it closes.
-  const onAbort = () => {
-    if (!finished) void turn.cancel();
-  };
-  if (context.abortSignal?.aborted) void turn.cancel();
-  context.abortSignal?.addEventListener("abort", onAbort, { once: true });
-  let failure: unknown;
-  const ledger = new VisibleLedger();
-  // How much the host had seen when the turn's latest eligible checkpoint arrived: a Run
-  // resumed from it repeats only what came after.
-  let mark = { text: 0, reasoning: 0 };
-  const watch = (watched: ActiveTurn) => {
-    watched.checkpoints.watchEligible(() => {
-      mark = { text: ledger.text.length, reasoning: ledger.reasoning.length };
+
+  /** The host-facing stream: the metadata part, what was buffered, then the rest. */
+  readable(
+    done: Promise<void>,
+    hooks: {
+      readonly start: () => LanguageModelV3StreamPart;
+      readonly cancelled: () => void;
+    },
+  ): ReadableStream<LanguageModelV3StreamPart> {
+    return new ReadableStream<LanguageModelV3StreamPart>({
+      start: (c) => {
+        c.enqueue(hooks.start());
+        for (const part of this.#buffered) c.enqueue(part);
+        this.#controller = c;
+        done.finally(() => {
+          if (!this.#cancelled) c.close();
+        });
+      },
+      cancel: () => {
+        this.#cancelled = true;
+        hooks.cancelled();
+      },
     });
-  };
-  watch(turn);
-  const done = (async () => {
+  }
+}
+
+/**
+ * One `doStream` pass over a turn: pumps it, carries out recoveries (the next Run's output
+ * passes a filter so nothing shows twice) and plan hand-offs, then finishes the pass.
+ */
+class TurnPass {
+  readonly #context: TurnStreamContext;
+  readonly #output: PassOutput;
+  readonly #ledger = new VisibleLedger();
+  /**
+   * How much the host had seen when the turn's latest eligible checkpoint arrived: a Run
+   * resumed from it repeats only what came after.
+   */
+  #mark = { text: 0, reasoning: 0 };
+  #turn: ActiveTurn;
+  #finished = false;
+  #forward: (part: LanguageModelV3StreamPart) => void;
+  /** The failure that ended the pass before anything reached the host. */
+  failure: unknown;
+
+  constructor(context: TurnStreamContext, output: PassOutput) {
+    this.#context = context;
+    this.#output = output;
+    this.#turn = context.turn;
+    this.#forward = (part) => {
+      this.#ledger.record(part);
+      output.emit(part);
+    };
+    this.#watch(this.#turn);
+  }
+
+  /** The turn the pass is on now (a recovery or a hand-off replaces it). */
+  get turn(): ActiveTurn {
+    return this.#turn;
+  }
+
+  /** The host's Stop, or a consumer that stops reading, while the Run streams. */
+  cancelUnlessFinished(): void {
+    if (!this.#finished) void this.#turn.cancel();
+  }
+
+  /** Runs the pass to its end; failures end up in the stream or in {@link failure}. */
+  async run(): Promise<void> {
+    const signal = this.#context.abortSignal;
+    // The host's Stop while the Run streams: Cursor is told (`cancel_action`), then it closes.
+    const onAbort = () => this.cancelUnlessFinished();
+    if (signal?.aborted) void this.#turn.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      let forward = (part: LanguageModelV3StreamPart) => {
-        ledger.record(part);
-        emit(part);
-      };
-      let outcome: "tool-calls" | "turn-ended" | undefined;
-      let recover = context.recover;
-      let lastProgress = "0:0:0:0";
-      for (let attempt = 0; outcome === undefined; attempt++) {
-        try {
-          outcome = await turn.pump((part) => forward(part), context.tools);
-          const build = outcome === "turn-ended" ? await context.handoff?.(turn) : undefined;
-          if (build !== undefined) {
-            // The plan Run has ended; its build Run goes on in this pass (never replayed as it).
-            build.beginPass(turn);
-            turn = build;
-            recover = undefined;
-            outcome = undefined;
-          }
-        } catch (error) {
-          const progress = `${ledger.text.length}:${ledger.reasoning.length}:${
-            turn.checkpoints.eligible?.length ?? 0
-          }:${turn.guard.checkpoints}`;
-          if (progress !== lastProgress) context.progressed?.();
-          lastProgress = progress;
-          const replay = await recover?.({
-            error,
-            turn,
-            attempt,
-            shown: ledger.text !== "" || ledger.reasoning !== "",
-          });
-          if (replay === undefined) throw error;
-          for (const part of closeOpenParts(turn.state)) forward(part);
-          turn.close();
-          replay.beginPass(turn);
-          turn = replay;
-          watch(turn);
-          const filter = replay.resumed
-            ? new ReplayFilter(ledger.text.slice(mark.text), ledger.reasoning.slice(mark.reasoning))
-            : new ReplayFilter(ledger.text, ledger.reasoning);
-          forward = (part) => {
-            for (const shown of filter.map(part)) {
-              ledger.record(shown);
-              emit(shown);
-            }
-          };
-        }
-      }
-      finished = true;
-      context.abortSignal?.removeEventListener("abort", onAbort);
-      conversation?.noteShown(ledger.text);
-      finishPass({ ...context, turn }, outcome, emit);
+      const outcome = await this.#pumpUntilDone();
+      this.#finished = true;
+      signal?.removeEventListener("abort", onAbort);
+      this.#context.conversation?.noteShown(this.#ledger.text);
+      finishPass({ ...this.#context, turn: this.#turn }, outcome, this.#output.emit);
     } catch (error) {
-      finished = true;
-      context.abortSignal?.removeEventListener("abort", onAbort);
-      turn.close();
-      interruptRun(config.billing, turn);
-      context.surfaced?.(error);
-      // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
-      // holds): the next prompt's copy of them is ours.
-      conversation?.rollBackToTurnStart(ledger.text);
-      if (buffered.length === 0 && controller === undefined) failure = error;
-      else emit({ type: "error", error });
+      this.#finished = true;
+      signal?.removeEventListener("abort", onAbort);
+      this.#fail(error);
     } finally {
-      firstSettled();
+      this.#output.settle();
     }
-  })();
-  await first;
-  if (failure !== undefined) throw failure;
-  return new ReadableStream<LanguageModelV3StreamPart>({
-    start(c) {
-      c.enqueue({
-        type: "response-metadata",
-        id: turn.conversationId,
-        modelId: turn.modelId,
-        timestamp: new Date(config.now()),
-      });
-      for (const part of buffered) c.enqueue(part);
-      controller = c;
-      done.finally(() => {
-        if (!cancelled) c.close();
-      });
-    },
-    cancel() {
-      cancelled = true;
-      // A consumer that stops reading after the finish must not end a held Run.
-      if (!finished) void turn.cancel();
-    },
-  });
+  }
+
+  async #pumpUntilDone(): Promise<"tool-calls" | "turn-ended"> {
+    let recover = this.#context.recover;
+    let lastProgress = "0:0:0:0";
+    for (let attempt = 0;; attempt++) {
+      try {
+        const outcome = await this.#turn.pump((part) => this.#forward(part), this.#context.tools);
+        const build = outcome === "turn-ended"
+          ? await this.#context.handoff?.(this.#turn)
+          : undefined;
+        if (build === undefined) return outcome;
+        // The plan Run has ended; its build Run goes on in this pass (never replayed as it).
+        build.beginPass(this.#turn);
+        this.#turn = build;
+        recover = undefined;
+      } catch (error) {
+        const progress = this.#progress();
+        if (progress !== lastProgress) this.#context.progressed?.();
+        lastProgress = progress;
+        const next = await recover?.({
+          error,
+          turn: this.#turn,
+          attempt,
+          shown: this.#ledger.text !== "" || this.#ledger.reasoning !== "",
+        });
+        if (next === undefined) throw error;
+        this.#continueOn(next);
+      }
+    }
+  }
+
+  /** What the pass has achieved so far (a change means the turn made progress). */
+  #progress(): string {
+    const ledger = this.#ledger;
+    const turn = this.#turn;
+    return `${ledger.text.length}:${ledger.reasoning.length}:${
+      turn.checkpoints.eligible?.length ?? 0
+    }:${turn.guard.checkpoints}`;
+  }
+
+  /** Goes on with the Run a recovery opened; what the host saw already is filtered out. */
+  #continueOn(next: ActiveTurn): void {
+    const ledger = this.#ledger;
+    for (const part of closeOpenParts(this.#turn.state)) this.#forward(part);
+    this.#turn.close();
+    next.beginPass(this.#turn);
+    this.#turn = next;
+    this.#watch(next);
+    const mark = this.#mark;
+    const filter = next.resumed
+      ? new ReplayFilter(ledger.text.slice(mark.text), ledger.reasoning.slice(mark.reasoning))
+      : new ReplayFilter(ledger.text, ledger.reasoning);
+    this.#forward = (part) => {
+      for (const shown of filter.map(part)) {
+        ledger.record(shown);
+        this.#output.emit(shown);
+      }
+    };
+  }
+
+  #watch(turn: ActiveTurn): void {
+    turn.checkpoints.watchEligible(() => {
+      this.#mark = { text: this.#ledger.text.length, reasoning: this.#ledger.reasoning.length };
+    });
+  }
+
+  #fail(error: unknown): void {
+    const { config, conversation } = this.#context;
+    this.#turn.close();
+    interruptRun(config.billing, this.#turn);
+    this.#context.surfaced?.(error);
+    // The host keeps this partial answer (and the turn's earlier steps, which no checkpoint
+    // holds): the next prompt's copy of them is ours.
+    conversation?.rollBackToTurnStart(this.#ledger.text);
+    if (this.#output.untouched) this.failure = error;
+    else this.#output.emit({ type: "error", error });
+  }
 }
 
 function finishPass(
