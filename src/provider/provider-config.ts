@@ -263,15 +263,16 @@ interface TransportContext {
 }
 
 /**
- * The transport of the settings. `"http2"` and `"auto"` prefer HTTP/2 and fall back to
- * SSE (ADR 140); `"auto"` is SSE on entries without HTTP/2, where `"http2"` is an error.
+ * The transport of the settings, `"auto"` unless set (ADR 182). `"http2"` and `"auto"`
+ * prefer HTTP/2 and fall back to SSE (ADR 140); `"auto"` is SSE on entries without HTTP/2,
+ * where `"http2"` is an error, and for an `http:` agent origin (HTTP/2 only over TLS).
  */
 function resolveTransport(
   settings: CursorProviderSettings,
   adapters: ProviderAdapters,
   context: TransportContext,
 ): AgentTransport {
-  const choice = settings.transport ?? "sse";
+  const choice = settings.transport ?? "auto";
   if (typeof choice === "object") return choice;
   if (choice !== "sse" && choice !== "http2" && choice !== "auto") {
     throw new CursorError(
@@ -297,6 +298,7 @@ function resolveTransport(
   return createTransportChoice({
     http2: adapters.http2Transport({ readIdleMs }),
     sse,
+    cleartextHttp2: choice === "http2",
     serverConfig: context.serverConfig,
     logger: context.logger,
     now: context.now,

@@ -76,13 +76,27 @@ async function turn(setup: Setup, text: string): Promise<void> {
 
 describe("HTTP/2 with SSE behind it", () => {
   it("runs over HTTP/2 when the server allows it and the origin speaks it", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       await turn(setup, "one");
       await turn(setup, "two");
       assert.deepEqual(transports(setup.emulator), ["http2", "http2"]);
       assert.deepEqual(fallbackLines(setup.lines), []);
       assert.equal(setup.front.http2Attempts(), 1, "one session serves both Runs");
     });
+  });
+
+  it('keeps "auto" (the default) off HTTP/2 on a cleartext origin: SSE, no h2c attempt', async () => {
+    for (const settings of [{ transport: "auto" as const }, {}]) {
+      await withOrigin({}, settings, async (setup) => {
+        await turn(setup, "one");
+        await turn(setup, "two");
+        assert.deepEqual(transports(setup.emulator), ["sse", "sse"]);
+        assert.equal(setup.front.http2Attempts(), 0, "no HTTP/2 connection is tried");
+        assert.deepEqual(fallbackLines(setup.lines), [], "not a fallback: the rule for http:");
+        const outbound = setup.lines.filter((line) => line.startsWith("outbound Run:"));
+        assert.match(outbound[1] ?? "", / transport=sse /);
+      });
+    }
   });
 
   for (const choice of ["http2", "auto"] as const) {
@@ -109,7 +123,7 @@ describe("HTTP/2 with SSE behind it", () => {
   }
 
   it("opens the Run over SSE when HTTP/2 cannot connect, and tries HTTP/2 again later", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.front.mode = "refuse-http2";
       await turn(setup, "one");
       await turn(setup, "two");
@@ -131,7 +145,7 @@ describe("HTTP/2 with SSE behind it", () => {
   });
 
   it("moves a Run refused with 464 before its first frame to SSE, sending it once there", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.front.mode = "answer-464";
       await turn(setup, "one");
       await turn(setup, "two");
@@ -174,7 +188,7 @@ describe("HTTP/2 with SSE behind it", () => {
   });
 
   it("keeps HTTP/2 when a Run fails after it started", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.emulator.faults.next({ kind: "rst-stream", afterFrames: 2 });
       const result = streamText({ model: setup.cursor("gpt-5"), prompt: "::deltas 5", ...quiet });
       for await (const _ of result.fullStream) { /* drain; an error part is fine */ }
@@ -187,7 +201,7 @@ describe("HTTP/2 with SSE behind it", () => {
   });
 
   it("writes no credential into the debug log", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.front.mode = "refuse-http2";
       await turn(setup, "one");
       const { accessToken } = await setup.emulator.auth.issueTokens();
