@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { generateText, streamText } from "ai";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
@@ -237,4 +238,41 @@ describe("the HTTP/2 transport against an origin without HTTP/2", () => {
       }
     });
   }
+});
+
+describe("the HTTP/2 transport against an origin that never answers the handshake", () => {
+  it("times out with nothing sent and closes the connection it opened", async () => {
+    const sockets: Socket[] = [];
+    let closed = 0;
+    // Accepts TCP and stays silent: no SETTINGS, no HTTP/1.1 answer.
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.on("close", () => closed++);
+      socket.on("error", () => {});
+      socket.resume(); // reads (and drops) the client's preface, so its end is seen
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const transport = createHttp2Transport({ connectTimeoutMs: 300 });
+    try {
+      const error = await transport.openRun({
+        agentBaseURL: `http://127.0.0.1:${port}`,
+        headers: {},
+        requestId: "r-1",
+      }).then(() => undefined, (caught: unknown) => caught);
+      assert.ok(error instanceof CursorError, `a CursorError, got ${String(error)}`);
+      assert.equal(error.code, "timeout");
+      assert.ok(error.replaySafe, "nothing of the Run was sent");
+      const deadline = Date.now() + 2_000;
+      while (closed < sockets.length && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(sockets.length, 1, "one connection was opened");
+      assert.equal(closed, 1, "and closed once its handshake timed out");
+    } finally {
+      transport.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
 });
