@@ -180,6 +180,7 @@ export function resolveProviderConfig(
         logger,
         now,
         serverConfig: () => resolvedServerConfig,
+        fixedAgent,
       }),
       tokens,
     ),
@@ -260,6 +261,8 @@ interface TransportContext {
   readonly now: () => number;
   /** The server's configuration once looked up (the HTTP/2 directive). */
   readonly serverConfig: () => ServerConfig | undefined;
+  /** The agent origin when the settings fix it (else it comes from the server config). */
+  readonly fixedAgent: string | undefined;
 }
 
 /**
@@ -288,7 +291,10 @@ function resolveTransport(
       ? {}
       : { appendTimeoutMs: settings.timeouts.appendMs }),
   });
-  if (choice === "sse" || (choice === "auto" && !adapters.http2Transport)) return sse;
+  const cleartextAgent = context.fixedAgent !== undefined && /^http:/i.test(context.fixedAgent);
+  if (choice === "sse" || (choice === "auto" && (!adapters.http2Transport || cleartextAgent))) {
+    return sse;
+  }
   if (!adapters.http2Transport) {
     throw new CursorError(
       "config",
