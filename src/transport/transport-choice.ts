@@ -84,8 +84,10 @@ export function createTransportChoice(options: TransportChoiceOptions): AgentTra
    * not a fallback, so no `transport fallback:` line; the Run lines name `transport=sse`.
    */
   let onCleartext = false;
-  const cleartextOnly = (origin: string): boolean =>
-    (onCleartext = options.cleartextHttp2 === false && /^http:/i.test(origin));
+  const cleartextOnly = (origin: string): boolean => {
+    onCleartext = options.cleartextHttp2 === false && /^http:/i.test(origin);
+    return onCleartext;
+  };
   return {
     get kind() {
       return onCleartext || options.serverConfig()?.http2 === "disabled" || http2Unavailable()
