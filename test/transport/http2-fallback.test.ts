@@ -94,6 +94,8 @@ describe("HTTP/2 with SSE behind it", () => {
         assert.deepEqual(transports(setup.emulator), ["sse", "sse"]);
         assert.equal(setup.front.http2Attempts(), 0, "no HTTP/2 connection is tried");
         assert.deepEqual(fallbackLines(setup.lines), [], "not a fallback: the rule for http:");
+        // The first Run's line is written before the agent origin is known (it comes from
+        // the server config); later ones name the transport the Run uses.
         const outbound = setup.lines.filter((line) => line.startsWith("outbound Run:"));
         assert.match(outbound[1] ?? "", / transport=sse /);
       });
