@@ -81,7 +81,8 @@ export function createTransportChoice(options: TransportChoiceOptions): AgentTra
   const http2Unavailable = () => options.now() < failedUntil;
   /**
    * Whether the last Run's origin is one HTTP/2 is not tried on (cleartext, when so set):
-   * not a fallback, so no `transport fallback:` line; the Run lines name `transport=sse`.
+   * not a fallback, so no `transport fallback:` line; the Run lines after the first name
+   * `transport=sse` (the first is written before the origin is known).
    */
   let onCleartext = false;
   const cleartextOnly = (origin: string): boolean => {
