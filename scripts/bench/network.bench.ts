@@ -1,5 +1,6 @@
 /**
- * Both transports over a real network, side by side in one run: the emulator in its own
+ * Both transports, and the Node entry's default (no `transport` setting), over a real
+ * network, side by side in one run: the emulator in its own
  * process over TLS (ALPN h2 and http/1.1 on one port, as Cursor serves), behind its
  * emulated network at 0 ms and at 30 ms one-way latency; the client is the Node entry
  * under Node (`scripts/bench/network/client.ts`, trusting the emulator's local CA through
@@ -20,8 +21,6 @@
 import { bundleForNode } from "../lib/node-bundle.ts";
 import { runCaptured } from "../lib/test-files.ts";
 
-/** The Node entry's default transport (ADR 166 says why it is still SSE). */
-const DEFAULT_TRANSPORT: "sse" | "http2" = "sse";
 const LATENCIES = [0, 30];
 const CA = "test/testing/fixtures/local-ca.pem";
 
@@ -37,6 +36,8 @@ interface ClientResult {
   readonly latencyMs: number;
   readonly sse: Figures;
   readonly http2: Figures;
+  /** The Node entry with no `transport` setting (`"auto"`, ADR 182). */
+  readonly default: Figures;
 }
 
 const client = (await bundleForNode(["scripts/bench/network/client.ts"], ".build/bench-network"))
@@ -66,6 +67,7 @@ for (const latencyMs of LATENCIES) {
   const result = await measure(client, latencyMs);
   last = result;
   const { sse, http2 } = result;
+  const byDefault = result.default;
   const at = `latency_ms=${latencyMs}`;
   console.log(
     `network: ${at} turn1_sse_ms=${ms(sse.turn1Ms)} turn1_http2_ms=${ms(http2.turn1Ms)} ratio=${
@@ -88,19 +90,30 @@ for (const latencyMs of LATENCIES) {
     }`,
   );
   console.log(
+    `network: ${at} default_turn1_ms=${ms(byDefault.turn1Ms)} default_turn10_ms=${
+      ms(byDefault.turn10Ms)
+    } default_bytes_up_turn10=${byDefault.bytesUpTurn10} default_cpu_10k_deltas_ms=${
+      ms(byDefault.cpuPer10kDeltasMs)
+    } default_new_conns_per_warm_turn=${byDefault.connectionsPerWarmTurn.toFixed(2)}`,
+  );
+  console.log(
     `network: ${at} new_conns_turn1_sse=${sse.turn1Connections} new_conns_turn1_http2=${http2.turn1Connections} new_conns_per_warm_turn_sse=${
       sse.connectionsPerWarmTurn.toFixed(2)
     } new_conns_per_warm_turn_http2=${http2.connectionsPerWarmTurn.toFixed(2)}`,
   );
 }
 if (last !== undefined) {
-  const fallback = last[DEFAULT_TRANSPORT];
+  const byDefault = last.default;
   const roundTripMs = 2 * last.latencyMs;
-  const warm = Math.max(last.sse.connectionsPerWarmTurn, last.http2.connectionsPerWarmTurn);
-  console.log(`network: default_transport=${DEFAULT_TRANSPORT} at latency_ms=${last.latencyMs}`);
+  const warm = Math.max(
+    last.sse.connectionsPerWarmTurn,
+    last.http2.connectionsPerWarmTurn,
+    byDefault.connectionsPerWarmTurn,
+  );
+  console.log(`network: default_transport=auto (no setting) at latency_ms=${last.latencyMs}`);
   console.log(
-    `network: defaultTurn10OverH2=${ratio(fallback.turn10Ms, last.http2.turn10Ms)} roundTrips=${
-      ratio(fallback.turn10Ms, roundTripMs)
+    `network: defaultTurn10OverH2=${ratio(byDefault.turn10Ms, last.http2.turn10Ms)} roundTrips=${
+      ratio(byDefault.turn10Ms, roundTripMs)
     } newConnsPerWarmTurn=${warm.toFixed(2)} h2CpuOverSse=${
       ratio(last.http2.cpuPer10kDeltasMs, last.sse.cpuPer10kDeltasMs)
     }`,

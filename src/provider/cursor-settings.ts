@@ -50,10 +50,11 @@ export interface CursorProviderSettings {
   /** The 64-hex machine id for `x-cursor-checksum` (or a getter); default a per-provider random id. */
   readonly machineId?: string | (() => string | Promise<string>) | undefined;
   /**
-   * `"sse"` (default; RunSSE + BidiAppend over fetch, any runtime), `"http2"` (the bidi
-   * Run over `node:http2`, needs the Node entry; Runs go over SSE while Cursor's server
-   * config turns HTTP/2 off or for a few minutes after an HTTP/2 connection failed),
-   * `"auto"` (as `"http2"` where the entry has HTTP/2, else `"sse"`), or a transport object.
+   * `"auto"` (default: as `"http2"` over TLS where the entry has HTTP/2, else `"sse"`; an
+   * `http:` origin stays on SSE), `"sse"` (RunSSE + BidiAppend over fetch, any runtime),
+   * `"http2"` (the bidi Run over `node:http2`, needs the Node entry, tries h2c on an `http:`
+   * origin; Runs go over SSE while Cursor's server config turns HTTP/2 off or for a few
+   * minutes after an HTTP/2 connection failed), or a transport object.
    */
   readonly transport?: "sse" | "http2" | "auto" | AgentTransport | undefined;
   /** Timeouts in milliseconds. */

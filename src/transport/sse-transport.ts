@@ -1,5 +1,5 @@
 /**
- * The default transport: `RunSSE` (a server stream over fetch) for server messages and
+ * The transport every runtime has: `RunSSE` (a server stream over fetch) for server messages and
  * one `BidiAppend` unary call per client message. Appends are pipelined: each starts as
  * soon as it is sent (up to {@link MAX_APPENDS_IN_FLIGHT} at once), numbered in send
  * order by `append_seqno`, which the server orders by; so answers to a burst of server

@@ -4,7 +4,10 @@
  * remembered for a while, so later Runs do not pay the attempt each time. Only a Run the
  * server never started moves to SSE: one the HTTP/2 transport could not open (nothing of
  * it was sent), or one the agent host refused as a whole with HTTP 464 before its first
- * frame. A Run that fails otherwise keeps its transport and is left to recovery.
+ * frame. A Run that fails otherwise keeps its transport and is left to recovery. With
+ * `cleartextHttp2: false` (the `"auto"` setting) an `http:` origin is not tried over
+ * HTTP/2 at all: Cursor serves only TLS, and an h2c attempt at an HTTP/1.1 server can
+ * throw uncaught inside Bun's `node:http2` (ADR 182).
  *
  * @module
  */
@@ -31,6 +34,8 @@ export interface TransportChoiceOptions {
   readonly now: () => number;
   /** How long a failed connection keeps Runs on SSE; default {@link HTTP2_RETRY_AFTER_MS}. */
   readonly retryAfterMs?: number;
+  /** Whether an `http:` origin is tried over cleartext HTTP/2 (h2c); default true. */
+  readonly cleartextHttp2?: boolean;
 }
 
 /**
@@ -74,12 +79,26 @@ export function createTransportChoice(options: TransportChoiceOptions): AgentTra
     return true;
   };
   const http2Unavailable = () => options.now() < failedUntil;
+  /**
+   * Whether the last Run's origin is one HTTP/2 is not tried on (cleartext, when so set):
+   * not a fallback, so no `transport fallback:` line; the Run lines after the first name
+   * `transport=sse` (the first is written before the origin is known).
+   */
+  let onCleartext = false;
+  const cleartextOnly = (origin: string): boolean => {
+    onCleartext = options.cleartextHttp2 === false && /^http:/i.test(origin);
+    return onCleartext;
+  };
   return {
     get kind() {
-      return options.serverConfig()?.http2 === "disabled" || http2Unavailable() ? "sse" : "http2";
+      return onCleartext || options.serverConfig()?.http2 === "disabled" || http2Unavailable()
+        ? "sse"
+        : "http2";
     },
     async openRun(run: OpenRunOptions): Promise<AgentRunStream> {
-      if (disabledByServer() || http2Unavailable()) return await options.sse.openRun(run);
+      if (disabledByServer() || cleartextOnly(run.agentBaseURL) || http2Unavailable()) {
+        return await options.sse.openRun(run);
+      }
       const fallBack = (reason: "http2-unavailable" | "http2-refused", failure: CursorError) => {
         failedUntil = options.now() + retryAfterMs;
         tell(options.logger, {

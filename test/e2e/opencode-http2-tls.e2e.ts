@@ -2,7 +2,7 @@
  * Runs held over HTTP/2 inside real OpenCode (Bun's `node:http2` client), against the
  * emulator served as Cursor serves: TLS on one port with ALPN `h2` and `http/1.1`, its
  * certificate from a local CA that OpenCode trusts through `NODE_EXTRA_CA_CERTS`. The
- * provider is set to `transport: "auto"`. A text turn, a warm turn, a tool step, a turn
+ * provider has no `transport` option: the default (`"auto"`). A text turn, a warm turn, a tool step, a turn
  * stopped mid-stream and a GOAWAY in the middle of a turn: every Run the emulator records
  * went over HTTP/2, and the debug log has no transport fallback.
  */
@@ -48,7 +48,7 @@ describe("HTTP/2 over TLS inside real OpenCode (Bun)", () => {
     const config = chatConfig(built, emulator.url) as {
       provider: { cursor: { options: Record<string, unknown> } };
     };
-    config.provider.cursor.options.transport = "auto";
+    assert.equal(config.provider.cursor.options.transport, undefined, "the default transport");
     await sandbox.writeProjectConfig(config);
     await sandbox.writeAuth({ cursor: { type: "api", key: "crsr_e2e_http2_key" } });
     server = await startServer(sandbox);

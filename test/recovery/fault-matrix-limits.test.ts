@@ -67,9 +67,11 @@ for (const transport of ["sse", "http2"] as const) {
       });
     });
 
-    it("a graceful GOAWAY before the first frame with transport auto: replayed at once", async () => {
+    it("a graceful GOAWAY before the first frame through the transport choice: replayed at once", async () => {
       await withEmulator({}, async (emulator) => {
-        const cursor = emulatorProvider(emulator, transport, { transport: "auto" });
+        // The setting (not a transport object) goes through the HTTP/2-or-SSE choice; on the
+        // emulator's cleartext origin only "http2" tries HTTP/2 ("auto" keeps h2c off).
+        const cursor = emulatorProvider(emulator, transport, { transport: "http2" });
         const prompt = "::fault goaway graceful times=1\n::text Alpha one.";
         const outcome = await guarded(streamTurn(cursor, prompt, "ses_goaway_auto"));
         assert.equal(outcome.error, undefined, String(outcome.error));

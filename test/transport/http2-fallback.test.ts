@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { generateText, streamText } from "ai";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
@@ -76,13 +77,29 @@ async function turn(setup: Setup, text: string): Promise<void> {
 
 describe("HTTP/2 with SSE behind it", () => {
   it("runs over HTTP/2 when the server allows it and the origin speaks it", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       await turn(setup, "one");
       await turn(setup, "two");
       assert.deepEqual(transports(setup.emulator), ["http2", "http2"]);
       assert.deepEqual(fallbackLines(setup.lines), []);
       assert.equal(setup.front.http2Attempts(), 1, "one session serves both Runs");
     });
+  });
+
+  it('keeps "auto" (the default) off HTTP/2 on a cleartext origin: SSE, no h2c attempt', async () => {
+    for (const settings of [{ transport: "auto" as const }, {}]) {
+      await withOrigin({}, settings, async (setup) => {
+        await turn(setup, "one");
+        await turn(setup, "two");
+        assert.deepEqual(transports(setup.emulator), ["sse", "sse"]);
+        assert.equal(setup.front.http2Attempts(), 0, "no HTTP/2 connection is tried");
+        assert.deepEqual(fallbackLines(setup.lines), [], "not a fallback: the rule for http:");
+        // The first Run's line is written before the agent origin is known (it comes from
+        // the server config); later ones name the transport the Run uses.
+        const outbound = setup.lines.filter((line) => line.startsWith("outbound Run:"));
+        assert.match(outbound[1] ?? "", / transport=sse /);
+      });
+    }
   });
 
   for (const choice of ["http2", "auto"] as const) {
@@ -109,7 +126,7 @@ describe("HTTP/2 with SSE behind it", () => {
   }
 
   it("opens the Run over SSE when HTTP/2 cannot connect, and tries HTTP/2 again later", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.front.mode = "refuse-http2";
       await turn(setup, "one");
       await turn(setup, "two");
@@ -131,7 +148,7 @@ describe("HTTP/2 with SSE behind it", () => {
   });
 
   it("moves a Run refused with 464 before its first frame to SSE, sending it once there", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.front.mode = "answer-464";
       await turn(setup, "one");
       await turn(setup, "two");
@@ -174,7 +191,7 @@ describe("HTTP/2 with SSE behind it", () => {
   });
 
   it("keeps HTTP/2 when a Run fails after it started", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.emulator.faults.next({ kind: "rst-stream", afterFrames: 2 });
       const result = streamText({ model: setup.cursor("gpt-5"), prompt: "::deltas 5", ...quiet });
       for await (const _ of result.fullStream) { /* drain; an error part is fine */ }
@@ -187,7 +204,7 @@ describe("HTTP/2 with SSE behind it", () => {
   });
 
   it("writes no credential into the debug log", async () => {
-    await withOrigin({}, { transport: "auto" }, async (setup) => {
+    await withOrigin({}, { transport: "http2" }, async (setup) => {
       setup.front.mode = "refuse-http2";
       await turn(setup, "one");
       const { accessToken } = await setup.emulator.auth.issueTokens();
@@ -223,4 +240,41 @@ describe("the HTTP/2 transport against an origin without HTTP/2", () => {
       }
     });
   }
+});
+
+describe("the HTTP/2 transport against an origin that never answers the handshake", () => {
+  it("times out with nothing sent and closes the connection it opened", async () => {
+    const sockets: Socket[] = [];
+    let closed = 0;
+    // Accepts TCP and stays silent: no SETTINGS, no HTTP/1.1 answer.
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.on("close", () => closed++);
+      socket.on("error", () => {});
+      socket.resume(); // reads (and drops) the client's preface, so its end is seen
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const transport = createHttp2Transport({ connectTimeoutMs: 300 });
+    try {
+      const error = await transport.openRun({
+        agentBaseURL: `http://127.0.0.1:${port}`,
+        headers: {},
+        requestId: "r-1",
+      }).then(() => undefined, (caught: unknown) => caught);
+      assert.ok(error instanceof CursorError, `a CursorError, got ${String(error)}`);
+      assert.equal(error.code, "timeout");
+      assert.ok(error.replaySafe, "nothing of the Run was sent");
+      const deadline = Date.now() + 2_000;
+      while (closed < sockets.length && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(sockets.length, 1, "one connection was opened");
+      assert.equal(closed, 1, "and closed once its handshake timed out");
+    } finally {
+      transport.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
 });

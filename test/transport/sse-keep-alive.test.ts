@@ -1,5 +1,5 @@
 /**
- * The default transport keeps its connections across turns: after the first turn of a
+ * The SSE transport keeps its connections across turns: after the first turn of a
  * conversation, later turns open no new TCP connection (each would cost a TCP and a TLS
  * handshake over a real network). Counted by the emulator's network relay, against the
  * provider as users build it.

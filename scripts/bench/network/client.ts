@@ -15,8 +15,9 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createCursor } from "../../../node.ts";
 import { startEmulatorProcess } from "../../lib/emulator-process.ts";
 
-type Kind = "sse" | "http2";
-const KINDS: readonly Kind[] = ["sse", "http2"];
+/** `default` is the Node entry with no `transport` setting (`"auto"`: HTTP/2 over TLS). */
+type Kind = "sse" | "http2" | "default";
+const KINDS: readonly Kind[] = ["sse", "http2", "default"];
 const TURNS = 10;
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? "0");
 const sessions = Number(process.env.BENCH_SESSIONS ?? "15");
@@ -33,7 +34,7 @@ const providers = Object.fromEntries(KINDS.map((kind) => [
     apiBaseURL: emulator.url,
     agentBaseURL: emulator.url,
     allowLoopback: true,
-    transport: kind,
+    ...(kind === "default" ? {} : { transport: kind }),
     env: {},
   }),
 ])) as Record<Kind, ReturnType<typeof createCursor>>;
@@ -105,8 +106,8 @@ function median(values: readonly number[]): number {
 }
 
 try {
-  const runs: Record<Kind, TurnFigures[][]> = { sse: [], http2: [] };
-  const cpu: Record<Kind, number[]> = { sse: [], http2: [] };
+  const runs: Record<Kind, TurnFigures[][]> = { sse: [], http2: [], default: [] };
+  const cpu: Record<Kind, number[]> = { sse: [], http2: [], default: [] };
   for (const kind of KINDS) await session(kind, `warm-up-${kind}`);
   for (let i = 0; i < sessions; i++) {
     for (const kind of KINDS) runs[kind].push(await session(kind, `${kind}-${i}`));

@@ -68,7 +68,18 @@ export function createSessionPool(
     async ready(origin, timeoutMs, signal) {
       if (signal?.aborted) throw new CursorError("canceled", "Request was canceled");
       const entry = pooled(origin);
-      await withDeadline(entry.handshake, origin, timeoutMs, signal);
+      try {
+        await withDeadline(entry.handshake, origin, timeoutMs, signal);
+      } catch (error) {
+        // A connection whose handshake failed or timed out is dropped at once: the client
+        // reads nothing more from a server that does not speak HTTP/2 (Bun's client can
+        // throw uncaught on such bytes, ADR 182). A Run's own cancel leaves it to others.
+        if (!(error instanceof CursorError && error.code === "canceled")) {
+          if (sessions.get(origin) === entry) sessions.delete(origin);
+          entry.session()?.destroy();
+        }
+        throw error;
+      }
       const session = entry.session();
       if (session === undefined) throw connectFailure(origin, new Error("no session"));
       return session;

@@ -149,6 +149,7 @@ export function resolveProviderConfig(
         logger,
         now,
         serverConfig: () => resolvedServerConfig,
+        fixedAgent,
       }),
       tokens,
     ),
@@ -229,18 +230,21 @@ interface TransportContext {
   readonly now: () => number;
   /** The server's configuration once looked up (the HTTP/2 directive). */
   readonly serverConfig: () => ServerConfig | undefined;
+  /** The agent origin when the settings fix it (else it comes from the server config). */
+  readonly fixedAgent: string | undefined;
 }
 
 /**
- * The transport of the settings. `"http2"` and `"auto"` prefer HTTP/2 and fall back to
- * SSE (ADR 140); `"auto"` is SSE on entries without HTTP/2, where `"http2"` is an error.
+ * The transport of the settings, `"auto"` unless set (ADR 182). `"http2"` and `"auto"`
+ * prefer HTTP/2 and fall back to SSE (ADR 140); `"auto"` is SSE on entries without HTTP/2,
+ * where `"http2"` is an error, and for an `http:` agent origin (HTTP/2 only over TLS).
  */
 function resolveTransport(
   settings: CursorProviderSettings,
   adapters: ProviderAdapters,
   context: TransportContext,
 ): AgentTransport {
-  const choice = settings.transport ?? "sse";
+  const choice = settings.transport ?? "auto";
   if (typeof choice === "object") return choice;
   if (choice !== "sse" && choice !== "http2" && choice !== "auto") {
     throw new CursorError(
@@ -256,7 +260,10 @@ function resolveTransport(
       ? {}
       : { appendTimeoutMs: settings.timeouts.appendMs }),
   });
-  if (choice === "sse" || (choice === "auto" && !adapters.http2Transport)) return sse;
+  const cleartextAgent = context.fixedAgent !== undefined && /^http:/i.test(context.fixedAgent);
+  if (choice === "sse" || (choice === "auto" && (!adapters.http2Transport || cleartextAgent))) {
+    return sse;
+  }
   if (!adapters.http2Transport) {
     throw new CursorError(
       "config",
@@ -266,6 +273,7 @@ function resolveTransport(
   return createTransportChoice({
     http2: adapters.http2Transport({ readIdleMs }),
     sse,
+    cleartextHttp2: choice === "http2",
     serverConfig: context.serverConfig,
     logger: context.logger,
     now: context.now,
