@@ -26,8 +26,10 @@ import { refuseExec } from "./exec-refusal.ts";
 import type { RunEvent } from "./run-events.ts";
 import {
   type ClientMessageInit,
+  createRunActivity,
   dispatchServerMessage,
   type DisplayFailure,
+  type RunActivity,
 } from "./run-dispatch.ts";
 
 /** The `message` oneof of an exec result. */
@@ -68,25 +70,6 @@ export interface AgentRunOptions {
   readonly inboundIdleMs?: number;
 }
 
-/** Activity counts for the diagnostics lines. */
-export interface RunActivity {
-  checkpointUpdates: number;
-  tokenDetailUpdates: number;
-  stepsStarted: number;
-  stepsCompleted: number;
-  displayToolCalls: number;
-  execRequests: number;
-  kvGets: number;
-  kvSets: number;
-  /** Visible output (text, thinking, tool activity) reached the host: replay is unsafe. */
-  visibleOutput: boolean;
-  /** A CreatePlan / SwitchMode call or query came in this Run. */
-  createPlanInRun: boolean;
-  switchModeInRun: boolean;
-  /** Completed display tool calls whose result is an error, not yet logged. */
-  displayFailures: DisplayFailure[];
-}
-
 /**
  * Drives one Run over an open stream.
  *
@@ -106,21 +89,21 @@ export class AgentRun {
   #markClosed: () => void = () => {};
   readonly #closedOnce = new Promise<void>((resolve) => (this.#markClosed = resolve));
   #sendFailure: CursorError | undefined;
-  /** Activity so far. */
-  readonly activity: RunActivity = {
-    checkpointUpdates: 0,
-    tokenDetailUpdates: 0,
-    stepsStarted: 0,
-    stepsCompleted: 0,
-    displayToolCalls: 0,
-    execRequests: 0,
-    kvGets: 0,
-    kvSets: 0,
-    visibleOutput: false,
-    createPlanInRun: false,
-    switchModeInRun: false,
-    displayFailures: [],
-  };
+  readonly #activity: RunActivity = createRunActivity();
+
+  /** What the Run has done so far (the dispatcher counts it). */
+  get activity(): Readonly<RunActivity> {
+    return this.#activity;
+  }
+
+  /**
+   * Takes the completed display tool calls whose result was an error, not yet logged.
+   *
+   * @returns Them, oldest first (each is returned once).
+   */
+  takeDisplayFailures(): DisplayFailure[] {
+    return this.#activity.displayFailures.splice(0);
+  }
 
   /**
    * @param stream The open transport stream.
@@ -182,7 +165,7 @@ export class AgentRun {
         const idleMs = this.#options.inboundIdleMs ?? INBOUND_FRAME_IDLE_MS;
         // Before any output, a server that announced it is going away will not serve the
         // Run: it is replayed at once rather than at the silence limit.
-        const away = this.activity.visibleOutput || turnEnded ? undefined : this.#stream.goingAway;
+        const away = this.#activity.visibleOutput || turnEnded ? undefined : this.#stream.goingAway;
         const next = await nextBefore(frames, turnEnded ? tailDeadline : Date.now() + idleMs, away);
         if (next === "going-away") throw this.#goneAway();
         if (next === "deadline" && !turnEnded) throw this.#silent(idleMs);
@@ -270,7 +253,7 @@ export class AgentRun {
     try {
       return fromBinary(AgentServerMessageSchema, bytes);
     } catch {
-      this.activity.visibleOutput = true;
+      this.#activity.visibleOutput = true;
       return undefined;
     }
   }
@@ -286,7 +269,7 @@ export class AgentRun {
 
   #handle(message: AgentServerMessage, bytes: Uint8Array): RunEvent[] {
     return dispatchServerMessage(classifyServerMessage(message), bytes, {
-      activity: this.activity,
+      activity: this.#activity,
       blobs: this.#options.blobs,
       requestContext: this.#options.requestContext,
       logger: this.#options.logger,
@@ -347,7 +330,7 @@ export class AgentRun {
   #interrupted(message: string): CursorError {
     return new CursorError("interrupted", message, {
       retryable: true,
-      replaySafe: !this.activity.visibleOutput,
+      replaySafe: !this.#activity.visibleOutput,
     });
   }
 
@@ -363,12 +346,12 @@ export class AgentRun {
     return new CursorError(
       "timeout",
       `No frame from Cursor for ${idleMs / 1000} s while the Run was active`,
-      { retryable: true, replaySafe: !this.activity.visibleOutput },
+      { retryable: true, replaySafe: !this.#activity.visibleOutput },
     );
   }
 
   #withReplaySafety(error: CursorError): CursorError {
-    if (!error.replaySafe || !this.activity.visibleOutput) return error;
+    if (!error.replaySafe || !this.#activity.visibleOutput) return error;
     return new CursorError(error.code, error.message, {
       retryable: error.retryable,
       replaySafe: false,

@@ -56,75 +56,88 @@ export interface ConversationStore<Held> {
 export function createConversationStore<Held>(
   options: ConversationStoreOptions,
 ): ConversationStore<Held> {
-  const maxConversations = options.maxConversations ?? 256;
-  const maxHeld = options.maxHeld ?? 24;
-  const heldIdleMs = options.heldIdleMs ?? 10 * 60 * 1000;
-  const conversations = new Map<string, Conversation<Held>>();
-  const releaseHeld = (conversation: Conversation<Held>, reason: string) => {
-    const held = conversation.take(reason);
-    if (held !== undefined) options.release(held, reason);
-  };
-  const evictBeyondLimit = () => {
-    for (const [oldKey, old] of conversations) {
-      if (conversations.size <= maxConversations) break;
-      releaseHeld(old, "conversation-evicted");
-      conversations.delete(oldKey);
+  return new BoundedConversations<Held>(options);
+}
+
+/** The store: least recently used conversations first out, held Runs bounded. */
+class BoundedConversations<Held> implements ConversationStore<Held> {
+  readonly #options: ConversationStoreOptions;
+  readonly #maxConversations: number;
+  readonly #maxHeld: number;
+  readonly #heldIdleMs: number;
+  readonly #conversations = new Map<string, Conversation<Held>>();
+
+  constructor(options: ConversationStoreOptions) {
+    this.#options = options;
+    this.#maxConversations = options.maxConversations ?? 256;
+    this.#maxHeld = options.maxHeld ?? 24;
+    this.#heldIdleMs = options.heldIdleMs ?? 10 * 60 * 1000;
+  }
+
+  get size(): number {
+    return this.#conversations.size;
+  }
+
+  get(key: string): Conversation<Held> | undefined {
+    const found = this.#conversations.get(key);
+    if (found) {
+      this.#conversations.delete(key);
+      this.#conversations.set(key, found);
+      found.touch(this.#options.now());
     }
-  };
-  const store: ConversationStore<Held> = {
-    get(key) {
-      const found = conversations.get(key);
-      if (found) {
-        conversations.delete(key);
-        conversations.set(key, found);
-        found.touch(options.now());
+    return found;
+  }
+
+  create(key: string, conversationId: string, groupId?: string): Conversation<Held> {
+    const existing = this.#conversations.get(key);
+    if (existing) this.#release(existing, "replaced");
+    const conversation = new Conversation<Held>(
+      key,
+      conversationId,
+      groupId ?? existing?.groupId ?? conversationId,
+      this.#options.now(),
+      {
+        cursorMode: existing?.cursorMode,
+        ...(existing?.snapshotVersion === undefined
+          ? {}
+          : { snapshotVersion: existing.snapshotVersion }),
+      },
+    );
+    this.#conversations.delete(key);
+    this.#conversations.set(key, conversation);
+    for (const [oldKey, old] of this.#conversations) {
+      if (this.#conversations.size <= this.#maxConversations) break;
+      this.#release(old, "conversation-evicted");
+      this.#conversations.delete(oldKey);
+    }
+    return conversation;
+  }
+
+  hold(conversation: Conversation<Held>, held: Held): void {
+    this.#release(conversation, "superseded");
+    conversation.hold(held, this.#options.now());
+    const holding = [...this.#conversations.values()].filter((c) => c.held !== undefined)
+      .sort((a, b) => a.heldSince - b.heldSince);
+    for (const old of holding.slice(0, Math.max(0, holding.length - this.#maxHeld))) {
+      this.#release(old, "held-limit");
+    }
+  }
+
+  take(conversation: Conversation<Held>): Held | undefined {
+    return conversation.take();
+  }
+
+  sweep(): void {
+    const now = this.#options.now();
+    for (const conversation of this.#conversations.values()) {
+      if (conversation.held !== undefined && now - conversation.heldSince > this.#heldIdleMs) {
+        this.#release(conversation, "hard-cap-expired");
       }
-      return found;
-    },
-    create(key, conversationId, groupId) {
-      const existing = conversations.get(key);
-      if (existing) releaseHeld(existing, "replaced");
-      const conversation = new Conversation<Held>(
-        key,
-        conversationId,
-        groupId ?? existing?.groupId ?? conversationId,
-        options.now(),
-        {
-          cursorMode: existing?.cursorMode,
-          ...(existing?.snapshotVersion === undefined
-            ? {}
-            : { snapshotVersion: existing.snapshotVersion }),
-        },
-      );
-      conversations.delete(key);
-      conversations.set(key, conversation);
-      evictBeyondLimit();
-      return conversation;
-    },
-    hold(conversation, held) {
-      releaseHeld(conversation, "superseded");
-      conversation.hold(held, options.now());
-      const holding = [...conversations.values()].filter((c) => c.held !== undefined).sort((a, b) =>
-        a.heldSince - b.heldSince
-      );
-      for (const old of holding.slice(0, Math.max(0, holding.length - maxHeld))) {
-        releaseHeld(old, "held-limit");
-      }
-    },
-    take(conversation) {
-      return conversation.take();
-    },
-    sweep() {
-      const now = options.now();
-      for (const conversation of conversations.values()) {
-        if (conversation.held !== undefined && now - conversation.heldSince > heldIdleMs) {
-          releaseHeld(conversation, "hard-cap-expired");
-        }
-      }
-    },
-    get size() {
-      return conversations.size;
-    },
-  };
-  return store;
+    }
+  }
+
+  #release(conversation: Conversation<Held>, reason: string): void {
+    const held = conversation.take(reason);
+    if (held !== undefined) this.#options.release(held, reason);
+  }
 }

@@ -27,8 +27,8 @@ import type { RunEvent, TurnCounters } from "./run-events.ts";
 /** A client message as a `create()` init shape. */
 export type ClientMessageInit = MessageInitShape<typeof AgentClientMessageSchema>;
 
-/** The counters the driver keeps for diagnostics (see `RunActivity`). */
-export interface DispatchActivity {
+/** What a Run has done so far, counted as its messages are dispatched (for diagnostics). */
+export interface RunActivity {
   checkpointUpdates: number;
   tokenDetailUpdates: number;
   stepsStarted: number;
@@ -37,12 +37,35 @@ export interface DispatchActivity {
   execRequests: number;
   kvGets: number;
   kvSets: number;
+  /** Visible output (text, thinking, tool activity) reached the host: replay is unsafe. */
   visibleOutput: boolean;
   /** A CreatePlan / SwitchMode call or query came in this Run. */
   createPlanInRun: boolean;
   switchModeInRun: boolean;
   /** Completed display tool calls whose result is an error, not yet logged. */
   displayFailures: DisplayFailure[];
+}
+
+/**
+ * A Run's activity before its first message.
+ *
+ * @returns Zero counts.
+ */
+export function createRunActivity(): RunActivity {
+  return {
+    checkpointUpdates: 0,
+    tokenDetailUpdates: 0,
+    stepsStarted: 0,
+    stepsCompleted: 0,
+    displayToolCalls: 0,
+    execRequests: 0,
+    kvGets: 0,
+    kvSets: 0,
+    visibleOutput: false,
+    createPlanInRun: false,
+    switchModeInRun: false,
+    displayFailures: [],
+  };
 }
 
 /** The error result of a completed display tool call. */
@@ -62,7 +85,7 @@ export interface DisplayFailure {
 
 /** What dispatching needs from the Run. */
 export interface DispatchTarget {
-  readonly activity: DispatchActivity;
+  readonly activity: RunActivity;
   readonly blobs: BlobStore;
   readonly requestContext: RequestContext;
   readonly logger: DebugLogger;
@@ -197,7 +220,7 @@ function toolDisplay(
 }
 
 /** Marks a CreatePlan or SwitchMode call (display or interaction query) in the Run. */
-function noteInteraction(activity: DispatchActivity, kind: string | undefined): void {
+function noteInteraction(activity: RunActivity, kind: string | undefined): void {
   if (kind === "createPlanToolCall" || kind === "createPlanRequestQuery") {
     activity.createPlanInRun = true;
   }

@@ -96,19 +96,12 @@ export function resolveProviderConfig(
   settings: CursorProviderSettings,
   adapters: ProviderAdapters = {},
 ): ProviderConfig {
+  // Long on purpose: the returned value has one line per field of the configuration.
   const env = settings.env ?? {};
   const plainFetch = settings.fetch ?? globalThis.fetch.bind(globalThis);
-  const allowLoopback = settings.allowLoopback ?? loopbackAllowedByEnv(env.CURSOR_ALLOW_LOOPBACK);
-  const apiBaseURL = validateCursorOrigin(
-    settings.apiBaseURL ?? env.CURSOR_API_BASE_URL ?? DEFAULT_API_BASE_URL,
-    { allowLoopback },
-  );
+  const { allowLoopback, apiBaseURL, fixedAgent } = resolveOrigins(settings);
   const now = settings.now ?? Date.now;
   const generateId = settings.generateId ?? (() => crypto.randomUUID());
-  const explicitAgent = settings.agentBaseURL ?? env.CURSOR_AGENT_BASE_URL;
-  const fixedAgent = explicitAgent === undefined
-    ? undefined
-    : validateAgentOrigin(explicitAgent, { allowLoopback });
   const redactor = createCredentialRedactor();
   const tokens: TokenSource = createTokenSource({
     apiKey: settings.apiKey ?? env.CURSOR_API_KEY,
@@ -120,17 +113,13 @@ export function resolveProviderConfig(
     redactor,
   });
   const fetchImpl = retryingRefusedToken(plainFetch, tokens);
-  const machineId = memo(() =>
-    resolveMachineId(settings.machineId, adapters.machineId, generateId)
-  );
-  const clientVersion = memo(async () => {
-    const explicit = typeof settings.clientVersion === "function"
-      ? await settings.clientVersion()
-      : settings.clientVersion;
-    return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
+  const origin = agentOriginLookup({
+    fixedAgent,
+    apiBaseURL,
+    fetch: fetchImpl,
+    allowLoopback,
+    unaryMs: settings.timeouts?.unaryMs,
   });
-  let serverConfig: Promise<ServerConfig> | undefined;
-  let resolvedServerConfig: ServerConfig | undefined;
   const billing = createBillingBook(generateId);
   const logger = redactingLogger(
     settings.debug ?? adapters.debugLogger?.() ?? silentLogger,
@@ -148,7 +137,7 @@ export function resolveProviderConfig(
         fetch: fetchImpl,
         logger,
         now,
-        serverConfig: () => resolvedServerConfig,
+        serverConfig: origin.resolved,
         fixedAgent,
       }),
       tokens,
@@ -158,19 +147,7 @@ export function resolveProviderConfig(
     workspaceGit: createWorkspaceGit({ git: adapters.git?.(), now }),
     now,
     generateId,
-    conversations: createConversationStore<ActiveTurn>({
-      now,
-      release: (held, reason) => {
-        const turn = held as ActiveTurn;
-        turn.close();
-        interruptRun(billing, turn);
-        emitDiagnostic(logger, {
-          kind: "held-run-released",
-          conversationId: turn.conversationId,
-          reason,
-        });
-      },
-    }),
+    conversations: heldRunStore(now, billing, logger),
     toolCallOwners: new Map(),
     snapshots: settings.conversationSnapshots === false
       ? undefined
@@ -182,44 +159,125 @@ export function resolveProviderConfig(
     usage: resolveUsageMode(settings.usage),
     billing,
     retries: createRetryLedger({ now, env }),
-    agentOrigin(headers, signal) {
-      if (fixedAgent !== undefined) return Promise.resolve(fixedAgent);
-      if (serverConfig === undefined) {
-        const lookup = fetchServerConfig({
-          apiBaseURL,
-          headers,
-          fetch: fetchImpl,
-          allowLoopback,
-          ...(settings.timeouts?.unaryMs === undefined
-            ? {}
-            : { timeoutMs: settings.timeouts.unaryMs }),
-          ...(signal ? { signal } : {}),
-        });
-        serverConfig = lookup;
-        // Recorded before any caller sees the origin: the Run it opens reads the directive.
-        lookup.then((config) => (resolvedServerConfig = config), () => {
-          if (serverConfig === lookup) serverConfig = undefined;
-        });
-      }
-      return serverConfig.then((config) => config.agentOrigin);
+    agentOrigin: origin.agentOrigin,
+    headers: requestHeaders(settings, adapters, { tokens, now, generateId }),
+  };
+}
+
+/** The API and agent origins of the settings, checked (https, or loopback when allowed). */
+function resolveOrigins(settings: CursorProviderSettings): {
+  readonly allowLoopback: boolean;
+  readonly apiBaseURL: string;
+  readonly fixedAgent: string | undefined;
+} {
+  const env = settings.env ?? {};
+  const allowLoopback = settings.allowLoopback ?? loopbackAllowedByEnv(env.CURSOR_ALLOW_LOOPBACK);
+  const apiBaseURL = validateCursorOrigin(
+    settings.apiBaseURL ?? env.CURSOR_API_BASE_URL ?? DEFAULT_API_BASE_URL,
+    { allowLoopback },
+  );
+  const explicitAgent = settings.agentBaseURL ?? env.CURSOR_AGENT_BASE_URL;
+  const fixedAgent = explicitAgent === undefined
+    ? undefined
+    : validateAgentOrigin(explicitAgent, { allowLoopback });
+  return { allowLoopback, apiBaseURL, fixedAgent };
+}
+
+/** The provider's conversations; a held Run released by the store is closed and billed. */
+function heldRunStore(
+  now: () => number,
+  billing: BillingBook,
+  logger: DebugLogger,
+): ConversationStore<ActiveTurn> {
+  return createConversationStore<ActiveTurn>({
+    now,
+    release: (held, reason) => {
+      const turn = held as ActiveTurn;
+      turn.close();
+      interruptRun(billing, turn);
+      emitDiagnostic(logger, {
+        kind: "held-run-released",
+        conversationId: turn.conversationId,
+        reason,
+      });
     },
-    async headers(requestId, signal) {
-      const [accessToken, version, id] = await Promise.all([
-        tokens.accessToken(signal),
-        clientVersion(),
-        machineId(),
-      ]);
-      return {
-        ...settings.headers,
-        ...baseHeaders({
-          accessToken,
-          clientVersion: version,
-          requestId,
-          nowMs: now(),
-          machineId: id,
-        }),
-      };
-    },
+  });
+}
+
+/**
+ * The agent origin: the configured one, else the server config's (looked up once and
+ * shared; a failed lookup is tried again by the next Run).
+ */
+function agentOriginLookup(input: {
+  readonly fixedAgent: string | undefined;
+  readonly apiBaseURL: string;
+  readonly fetch: typeof fetch;
+  readonly allowLoopback: boolean;
+  readonly unaryMs: number | undefined;
+}): {
+  readonly agentOrigin: ProviderConfig["agentOrigin"];
+  readonly resolved: () => ServerConfig | undefined;
+} {
+  let serverConfig: Promise<ServerConfig> | undefined;
+  let resolvedServerConfig: ServerConfig | undefined;
+  const agentOrigin: ProviderConfig["agentOrigin"] = (headers, signal) => {
+    if (input.fixedAgent !== undefined) return Promise.resolve(input.fixedAgent);
+    if (serverConfig === undefined) {
+      const lookup = fetchServerConfig({
+        apiBaseURL: input.apiBaseURL,
+        headers,
+        fetch: input.fetch,
+        allowLoopback: input.allowLoopback,
+        ...(input.unaryMs === undefined ? {} : { timeoutMs: input.unaryMs }),
+        ...(signal ? { signal } : {}),
+      });
+      serverConfig = lookup;
+      // Recorded before any caller sees the origin: the Run it opens reads the directive.
+      lookup.then((config) => (resolvedServerConfig = config), () => {
+        if (serverConfig === lookup) serverConfig = undefined;
+      });
+    }
+    return serverConfig.then((config) => config.agentOrigin);
+  };
+  return { agentOrigin, resolved: () => resolvedServerConfig };
+}
+
+/** Headers for one request: the settings' own, then auth, client identity and checksum. */
+function requestHeaders(
+  settings: CursorProviderSettings,
+  adapters: ProviderAdapters,
+  services: {
+    readonly tokens: TokenSource;
+    readonly now: () => number;
+    readonly generateId: () => string;
+  },
+): ProviderConfig["headers"] {
+  const env = settings.env ?? {};
+  const machineId = memo(() =>
+    resolveMachineId(settings.machineId, adapters.machineId, services.generateId)
+  );
+  const clientVersion = memo(async () => {
+    const explicit = typeof settings.clientVersion === "function"
+      ? await settings.clientVersion()
+      : settings.clientVersion;
+    return resolveClientVersion(explicit ?? env.CURSOR_CLIENT_VERSION);
+  });
+  return async (requestId, signal) => {
+    const [accessToken, version, id] = await Promise.all([
+      services.tokens.accessToken(signal),
+      clientVersion(),
+      machineId(),
+    ]);
+    return {
+      ...settings.headers,
+      ...baseHeaders({
+        accessToken,
+        clientVersion: version,
+        requestId,
+        nowMs: services.now(),
+        machineId: id,
+      }),
+    };
   };
 }
 

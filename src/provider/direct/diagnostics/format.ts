@@ -37,6 +37,7 @@ import type {
  * ```
  */
 export function formatDiagnostic(event: DiagnosticEvent): string {
+  // Long on purpose: one case per runbook line, so every line's wording sits in one place.
   switch (event.kind) {
     case "outbound-run":
       return [

@@ -7,7 +7,7 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Conversation } from "../../../session/conversation-store.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
+import type { ActiveTurn, StartFacts } from "../run/active-turn.ts";
 import type { UsageMode } from "./events.ts";
 
 /** The facts of a pass that its finish, billing and diagnostics need. */
@@ -20,14 +20,6 @@ export interface PassContext {
   readonly prompt: LanguageModelV3Prompt;
   /** The usage shape this call reports (default: the provider's setting). */
   readonly usageMode?: UsageMode | undefined;
-  readonly diagnostics: {
-    readonly sessionKey: string;
-    readonly continuity: string;
-    readonly coldReason: string | undefined;
-    readonly requestContext: string;
-    readonly requestContextHash: string;
-    readonly systemPromptHash: string;
-    readonly systemPromptSent: boolean;
-    readonly skillsAppended?: number;
-  };
+  /** How the turn's Run started, and the session it belongs to. */
+  readonly diagnostics: StartFacts & { readonly sessionKey: string };
 }

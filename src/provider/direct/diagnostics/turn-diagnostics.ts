@@ -34,7 +34,7 @@ export function turnDiagnostics(inputs: DiagnosticsInputs): DiagnosticEvent[] {
   const { context, finish, outcome } = inputs;
   const { turn } = context;
   const state = turn.state;
-  const failures = turn.run.activity.displayFailures.splice(0);
+  const failures = turn.run.takeDisplayFailures();
   const events: DiagnosticEvent[] = failures.map((failure) => ({
     kind: "display-tool-error",
     ...failure,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { JSONObject, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { RunActivity } from "../../../session/agent-run.ts";
+import type { RunActivity } from "../../../session/run-dispatch.ts";
 import type { FinishEvent, FinishSource, UsageMode } from "../diagnostics/events.ts";
 import { mapUsage, requestUsage, type UsageSource } from "../billing/map-usage.ts";
 import type { RunStreamState } from "./run-stream.ts";
@@ -16,7 +16,7 @@ export interface FinishContext {
   readonly priorUsed: number | undefined;
   /** Context occupancy at the previous finish of this Run (read from cache by this step). */
   readonly previousStepUsed: number | undefined;
-  readonly activity: RunActivity;
+  readonly activity: Readonly<RunActivity>;
   readonly reason: "stop" | "tool-calls";
   readonly mode: UsageMode;
   /** The provider's char/4 estimate of the step, for finishes before any token details. */
@@ -45,9 +45,32 @@ export function buildFinish(state: RunStreamState, context: FinishContext): Buil
   });
   const source: FinishSource = reason === "stop" ? mapped.source : occupancySource(mapped.source);
   const counters = state.counters;
+  const usage = context.mode === "occupancy"
+    ? mapped.usage
+    : requestUsage(reason === "stop" ? counters : undefined);
+  return {
+    part: {
+      type: "finish",
+      finishReason: reason === "stop"
+        ? { unified: "stop", raw: "turn_ended" }
+        : { unified: "tool-calls", raw: "exec" },
+      usage,
+      providerMetadata: { cursor: finishMetadata(state, context, source) },
+    },
+    event: finishEvent(state, context, { source, usage, occupancyIn: mapped.occupancyIn }),
+  };
+}
+
+/** The finish's `providerMetadata.cursor`: where its usage came from, and the raw counters. */
+function finishMetadata(
+  state: RunStreamState,
+  context: FinishContext,
+  source: FinishSource,
+): JSONObject {
+  const counters = state.counters;
   const staleBreakdown = state.latestBreakdownTotal !== undefined &&
     state.latestBreakdownTotal !== state.latestUsed;
-  const metadata: JSONObject = {
+  return {
     usageSource: source,
     usageMode: context.mode,
     contextTokens: state.latestUsed ?? null,
@@ -68,47 +91,49 @@ export function buildFinish(state: RunStreamState, context: FinishContext): Buil
       }
       : {}),
   };
-  const usage = context.mode === "occupancy"
-    ? mapped.usage
-    : requestUsage(reason === "stop" ? counters : undefined);
+}
+
+/** The finish's debug event (the runbook's `finish:` line). */
+function finishEvent(
+  state: RunStreamState,
+  context: FinishContext,
+  mapped: {
+    readonly source: FinishSource;
+    readonly usage: BuiltFinish["part"]["usage"];
+    readonly occupancyIn: number;
+  },
+): BuiltFinish["event"] {
+  const { reason } = context;
+  const { source, usage } = mapped;
+  const counters = state.counters;
   const stepCacheRead = Math.min(
     context.previousStepUsed ?? context.priorUsed ?? 0,
     mapped.occupancyIn,
   );
   return {
-    part: {
-      type: "finish",
-      finishReason: reason === "stop"
-        ? { unified: "stop", raw: "turn_ended" }
-        : { unified: "tool-calls", raw: "exec" },
-      usage,
-      providerMetadata: { cursor: metadata },
-    },
-    event: {
-      kind: "finish",
-      reason,
-      source,
-      v3In: usage.inputTokens.total ?? 0,
-      v3Out: usage.outputTokens.total ?? 0,
-      v3CacheRead: usage.inputTokens.cacheRead ?? 0,
-      v3CacheWrite: usage.inputTokens.cacheWrite ?? 0,
-      raw: counters
-        ? {
-          input: counters.inputTokens,
-          output: counters.outputTokens,
-          cacheRead: counters.cacheReadTokens,
-          cacheWrite: counters.cacheWriteTokens,
-          reasoning: counters.reasoningTokens,
-        }
-        : undefined,
-      occupancyPrefixCache: context.priorUsed ?? 0,
-      ...(reason === "tool-calls" && source !== "intermediate-zero"
-        ? { occupancy: { input: mapped.occupancyIn, cacheRead: stepCacheRead, cacheWrite: 0 } }
-        : {}),
-      ...(reason === "tool-calls" && source === "intermediate-zero"
-        ? { estimate: context.estimate }
-        : {}),
-    },
+    kind: "finish",
+    reason,
+    source,
+    v3In: usage.inputTokens.total ?? 0,
+    v3Out: usage.outputTokens.total ?? 0,
+    v3CacheRead: usage.inputTokens.cacheRead ?? 0,
+    v3CacheWrite: usage.inputTokens.cacheWrite ?? 0,
+    raw: counters
+      ? {
+        input: counters.inputTokens,
+        output: counters.outputTokens,
+        cacheRead: counters.cacheReadTokens,
+        cacheWrite: counters.cacheWriteTokens,
+        reasoning: counters.reasoningTokens,
+      }
+      : undefined,
+    occupancyPrefixCache: context.priorUsed ?? 0,
+    ...(reason === "tool-calls" && source !== "intermediate-zero"
+      ? { occupancy: { input: mapped.occupancyIn, cacheRead: stepCacheRead, cacheWrite: 0 } }
+      : {}),
+    ...(reason === "tool-calls" && source === "intermediate-zero"
+      ? { estimate: context.estimate }
+      : {}),
   };
 }
 

@@ -7,9 +7,8 @@
  */
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { create } from "@bufbuild/protobuf";
-import { PreFetchedBlobSchema } from "../../../gen/agent/v1/run_request_pb.ts";
+import { type PreFetchedBlob, PreFetchedBlobSchema } from "../../../gen/agent/v1/run_request_pb.ts";
 import { CursorError } from "../../../core/cursor-error.ts";
-import { sha256Hex } from "../../../core/bytes.ts";
 import { encodeRunRequestMessage } from "../../../protocol/run-request-bytes.ts";
 import { AgentRun } from "../../../session/agent-run.ts";
 import {
@@ -31,6 +30,7 @@ import { advertisedTools } from "../conversation/capability-epoch.ts";
 import { conversationSkills } from "../conversation/skills.ts";
 import { admitContextEpoch, instructionSources } from "../conversation/context-epoch.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
+import { logOutbound } from "../diagnostics/outbound-lines.ts";
 import type { selectModel } from "../call/model-options.ts";
 import type { HostTools } from "../tools/host-tools.ts";
 import type { TurnPlan } from "../conversation/turn-plan.ts";
@@ -74,15 +74,44 @@ export interface PreparedRun {
  * @returns The opener and the request context.
  */
 export async function prepareRun(config: ProviderConfig, input: RunInputs): Promise<PreparedRun> {
-  const { plan, selection, tools, options } = input;
-  const conversation = plan.conversation;
-  const advertised = advertisedTools(conversation?.advertisedTools ?? [], tools);
+  const { plan } = input;
+  const { requestContext, workspaceRoot, skillsAppended } = await frozenRequestContext(
+    config,
+    input,
+  );
+  const request = runRequest(config, input, requestContext.message);
+  const pushed = pushBlobs(config, plan, request);
+  const openTurn = turnOpener(config, input, {
+    requestBytes: encodeRunRequestMessage(request, plan.checkpoint),
+    requestContext: requestContext.message,
+    workspaceRoot,
+    pushed,
+  });
+  if (config.logger.enabled) {
+    await logOutbound(config, {
+      plan,
+      selection: input.selection,
+      key: input.key,
+      transport: config.transport.kind,
+      requestContext,
+    });
+  }
+  return { openTurn, requestContext, skillsAppended };
+}
+
+/**
+ * The request context of the Run (advertised tools appended, skills, git facts), reused
+ * while its inputs are unchanged and recorded as the conversation's.
+ */
+async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
+  const conversation = input.plan.conversation;
+  const advertised = advertisedTools(conversation?.advertisedTools ?? [], input.tools);
   conversation?.noteSent({ advertisedTools: advertised });
   const workspace = config.workspaceFor(input.cursorOptions.workspace);
   const skills = conversationSkills(conversation?.requestContext, input.converted.systemPrompt);
   const base = {
     workspace,
-    systemPrompt: plan.systemPrompt,
+    systemPrompt: input.plan.systemPrompt,
     tools: advertised,
     ...(skills.advertised === undefined ? {} : { skills: skills.advertised }),
   };
@@ -93,39 +122,60 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
     : await config.workspaceGit.facts(config.logger, workspace.workspaceRoot);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
   conversation?.noteSent({ requestContext });
-  const sessionRules = input.cursorOptions.sessionRules;
-  // A rule reminder goes with the user message, after the person's text (ADR 135).
-  const reminder = input.executePlan === undefined && conversation !== undefined
-    ? dueRuleReminder(conversation.ruleReminder, sessionRules)
-    : undefined;
-  if (conversation !== undefined && reminder !== undefined) {
-    conversation.noteRuleReminder(reminder.kind);
-  }
-  const epoch = input.executePlan === undefined
-    ? contextEpoch(config, input, plan.continuity === "cold")
-    : undefined;
-  const userText = [plan.userText, epoch, reminder?.text].filter((part) => part !== undefined)
-    .join("\n\n");
-  const request = input.executePlan === undefined
-    ? buildUserTurnRequest({
-      conversationId: plan.conversationId,
-      conversationGroupId: plan.groupId,
-      messageId: config.generateId(),
-      userText,
-      images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
-      requestContext: requestContext.message,
-      model: selection,
-      mode: agentMode(conversation?.cursorMode),
-    })
-    : buildExecutePlanRequest({
+  return {
+    requestContext,
+    workspaceRoot: workspace.workspaceRoot,
+    skillsAppended: skills.appended,
+  };
+}
+
+/** The run request: the user message (with its reminder and epoch), or a plan's build. */
+function runRequest(config: ProviderConfig, input: RunInputs, context: RequestContext) {
+  const { plan, selection } = input;
+  if (input.executePlan !== undefined) {
+    return buildExecutePlanRequest({
       conversationId: plan.conversationId,
       conversationGroupId: plan.groupId,
       runId: config.generateId(),
-      requestContext: requestContext.message,
+      requestContext: context,
       model: selection,
       planFileUri: input.executePlan.uri,
       planFileContent: input.executePlan.content,
     });
+  }
+  return buildUserTurnRequest({
+    conversationId: plan.conversationId,
+    conversationGroupId: plan.groupId,
+    messageId: config.generateId(),
+    userText: userTurnText(config, input),
+    images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
+    requestContext: context,
+    model: selection,
+    mode: agentMode(plan.conversation?.cursorMode),
+  });
+}
+
+/** The user message's text: the person's, the instruction epoch, then a due rule reminder. */
+function userTurnText(config: ProviderConfig, input: RunInputs): string {
+  const { plan } = input;
+  const conversation = plan.conversation;
+  // A rule reminder goes with the user message, after the person's text (ADR 135).
+  const reminder = conversation === undefined
+    ? undefined
+    : dueRuleReminder(conversation.ruleReminder, input.cursorOptions.sessionRules);
+  if (reminder !== undefined) conversation?.noteRuleReminder(reminder.kind);
+  const epoch = contextEpoch(config, input, plan.continuity === "cold");
+  return [plan.userText, epoch, reminder?.text].filter((part) => part !== undefined)
+    .join("\n\n");
+}
+
+/** Blobs a warm Run pushes with its request (what the server is believed to lack). */
+function pushBlobs(
+  config: ProviderConfig,
+  plan: TurnPlan,
+  request: { preFetchedBlobs: PreFetchedBlob[] },
+): boolean {
+  const conversation = plan.conversation;
   const pushed = conversation !== undefined && plan.continuity === "warm"
     ? planBlobPush(conversation.serverBlobs, plan.checkpoint, config.blobs)
     : [];
@@ -136,41 +186,46 @@ export async function prepareRun(config: ProviderConfig, input: RunInputs): Prom
       `kv: pre_fetched_blobs count=${pushed.length} bytes=${bytes} server=${conversation?.serverBlobs.belief}`,
     );
   }
-  const requestBytes = encodeRunRequestMessage(request, plan.checkpoint);
-  const openTurn = async (as?: OpenAs): Promise<ActiveTurn> => {
+  return pushed.length > 0;
+}
+
+/** Opens the prepared Run (again) as a first Run or as the successor of one. */
+function turnOpener(
+  config: ProviderConfig,
+  input: RunInputs,
+  prepared: {
+    readonly requestBytes: Uint8Array;
+    readonly requestContext: RequestContext;
+    readonly workspaceRoot: string;
+    readonly pushed: boolean;
+  },
+): PreparedRun["openTurn"] {
+  const { plan, selection } = input;
+  const conversation = plan.conversation;
+  return async (as) => {
     const run = await openAgentRun(config, {
-      requestBytes,
-      requestContext: requestContext.message,
-      abortSignal: options.abortSignal,
+      requestBytes: prepared.requestBytes,
+      requestContext: prepared.requestContext,
+      abortSignal: input.options.abortSignal,
       blobPush: conversation === undefined
         ? undefined
-        : { serverBlobs: conversation.serverBlobs, pushed: pushed.length > 0 },
+        : { serverBlobs: conversation.serverBlobs, pushed: prepared.pushed },
     });
     const identity = {
       conversationId: plan.conversationId,
       modelId: selection.modelId,
       priorUsed: plan.priorUsed,
       priorCategories: conversation?.checkpointCategories,
-      workspaceRoot: workspace.workspaceRoot,
+      workspaceRoot: prepared.workspaceRoot,
     };
     const turn = as?.after === undefined
       ? new ActiveTurn({ ...turnServices(config), ...identity, run, startFacts: as?.startFacts })
       : as.after.turn.successor(as.after.kind, run, identity);
     // The ledger prices the variant the Run asked for (a Fast variant at its Fast rates).
     config.billing.variantOf.set(turn, selection.parameters);
-    turn.interactions.sessionRules = sessionRules;
+    turn.interactions.sessionRules = input.cursorOptions.sessionRules;
     return turn;
   };
-  if (config.logger.enabled) {
-    await logOutbound(config, {
-      plan,
-      selection,
-      key: input.key,
-      transport: config.transport.kind,
-      requestContext,
-    });
-  }
-  return { openTurn, requestContext, skillsAppended: skills.appended };
 }
 
 /** The wire mode of Cursor's unified mode id (agent unless the conversation plans or asks). */
@@ -281,50 +336,6 @@ export async function openResumedTurn(
   const turn = failed.successor("resume", run);
   config.billing.variantOf.set(turn, input.selection.parameters);
   return turn;
-}
-
-async function logOutbound(
-  config: ProviderConfig,
-  facts: {
-    plan: TurnPlan;
-    selection: ReturnType<typeof selectModel>;
-    key: string | undefined;
-    transport: string;
-    requestContext: { bytes: Uint8Array; reused: boolean };
-  },
-): Promise<void> {
-  const { plan } = facts;
-  emitDiagnostic(config.logger, {
-    kind: "outbound-run",
-    sessionKey: facts.key ?? "none",
-    conversationId: plan.conversationId,
-    model: facts.selection.modelId,
-    transport: facts.transport,
-    reset: plan.resetReason !== undefined,
-    resume: false,
-    checkpointLen: plan.checkpoint.length,
-    requestContext: facts.requestContext.reused ? "reused" : "built",
-    requestContextLen: facts.requestContext.bytes.length,
-    systemPromptSent: plan.continuity === "cold",
-  });
-  emitDiagnostic(config.logger, {
-    kind: "hash",
-    subject: "systemPrompt",
-    sha256: await sha256Hex(plan.systemPrompt),
-    sent: plan.continuity === "cold",
-  });
-  emitDiagnostic(config.logger, {
-    kind: "hash",
-    subject: "requestContext",
-    sha256: await sha256Hex(facts.requestContext.bytes),
-    bytes: facts.requestContext.bytes.length,
-  });
-  emitDiagnostic(config.logger, {
-    kind: "hash",
-    subject: "checkpoint",
-    sha256: await sha256Hex(plan.checkpoint),
-    bytes: plan.checkpoint.length,
-  });
 }
 
 /**

@@ -204,6 +204,7 @@ function searchResult(
   kind: Extract<ExecKind, { kind: "grep" | "glob" | "list" }>,
   result: ToolResultText,
 ): ExecResultInit {
+  // Long on purpose: the error and success shapes of the three search results side by side.
   if (result.isError) {
     if (kind.kind === "list") {
       return {

@@ -95,6 +95,7 @@ export interface BridgeContext {
  * ```
  */
 export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): BridgeDecision {
+  // Long on purpose: one short case per exec variant, so the whole mapping reads as a table.
   const { byRole } = context.tools;
   const m = exec.message;
   switch (m.case) {
