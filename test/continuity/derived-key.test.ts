@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateText, type ModelMessage } from "ai";
-import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
+import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
 import type { CursorEmulator, RunRecord } from "../../src/testing/mod.ts";
 import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
@@ -119,7 +119,11 @@ describe("conversations of calls without a session id", () => {
       assert.ok([...aIds].every((id) => !bIds.has(id)), "no Cursor conversation is shared");
       assert.equal(runs[4]?.continuity, "warm", "chat A continues its own conversation");
       assert.equal(runs[6]?.continuity, "warm");
-      assert.equal(runs[5]?.continuity, "warm", "chat B finds its own conversation again");
+      // Both first turns got the same reply: chat B still finds the conversation of its own.
+      assert.equal(runs[3]?.continuity, "warm", "chat B finds its own conversation again");
+      assert.equal(runs[3]?.conversationId, runs[1]?.conversationId);
+      assert.equal(runs[3]?.userText, "bravo one");
+      assert.equal(runs[5]?.continuity, "warm");
       assert.equal(runs[6]?.userText, "alpha three");
       assert.equal(runs[5]?.userText, "bravo two");
       const aSeen = context(runs[6]);
@@ -220,6 +224,42 @@ describe("conversations of calls without a session id", () => {
       await base.say("back in project a");
       assert.equal(lastRun(emulator).continuity, "warm", "the first chat is untouched");
       assert.equal(lastRun(emulator).conversationId, conversation);
+      assert.deepEqual(emulator.violations(), []);
+    });
+  });
+
+  it("hands a tool step's results to its held Run and stays warm after it", async () => {
+    await withEmulator({}, async (emulator) => {
+      const directory = mkdtempSync(join(tmpdir(), "cursor-derived-tools-"));
+      const cursor = emulatorProvider(emulator);
+      const toolTurn = async (messages: ModelMessage[]) => {
+        const result = streamText({
+          model: cursor("gpt-5"),
+          messages,
+          tools: hostTools(directory),
+          stopWhen: stepCountIs(5),
+          providerOptions: { cursor: { workspace: directory } },
+          ...quiet,
+        });
+        await result.consumeStream();
+        return [...messages, ...(await result.response).messages];
+      };
+      // Two chats with the same opener, each running a shell step in its second turn.
+      let a = await toolTurn([{ role: "user", content: "hi" }]);
+      let b = await toolTurn([{ role: "user", content: "hi" }]);
+      a = await toolTurn([...a, { role: "user", content: "::shell printf 'alpha-out'" }]);
+      b = await toolTurn([...b, { role: "user", content: "::shell printf 'bravo-out'" }]);
+      assert.equal(emulator.runs().length, 4, "each tool result went back on its held Run");
+      a = await toolTurn([...a, { role: "user", content: "alpha done" }]);
+      b = await toolTurn([...b, { role: "user", content: "bravo done" }]);
+      const [aNext, bNext] = emulator.runs().slice(4);
+      assert.equal(aNext?.continuity, "warm");
+      assert.equal(aNext?.userText, "alpha done");
+      assert.equal(bNext?.userText, "bravo done");
+      assert.match(context(aNext), /alpha-out[\s\S]*alpha done/);
+      assert.doesNotMatch(context(aNext), /bravo/);
+      assert.match(context(bNext), /bravo-out[\s\S]*bravo done/);
+      assert.doesNotMatch(context(bNext), /alpha/);
       assert.deepEqual(emulator.violations(), []);
     });
   });

@@ -83,16 +83,60 @@ export async function resolveDerivedKey(
   const digests = promptDigests(lookup.prompt);
   const messages = lookup.prompt.filter((m) => m.role !== "system");
   let key = start;
-  let forkReason: string | undefined;
+  let conversation = await probe(key, lookup);
+  if (conversation === undefined) return { key, forkReason: undefined };
   for (let depth = 0;; depth++) {
-    await lookup.restore(key);
-    const conversation = lookup.get(key);
-    if (conversation === undefined) return { key, forkReason };
     const fit = derivedFit(lookup.prompt, digests, conversation, lookup.hasResults);
     if (fit.kind === "continues" || depth >= MAX_FORK_DEPTH) return { key, forkReason: undefined };
-    key = await forkKey(key, digests, fit.shared, messages[fit.shared]);
-    forkReason = `derived-fork:${fit.why}`;
+    const parent = key;
+    key = await forkKey(parent, digests, fit.shared, messages[fit.shared]);
+    conversation = await probe(key, lookup);
+    if (conversation !== undefined) continue;
+    const sameReply = await sameReplyFork(parent, digests, messages, fit.shared, lookup);
+    return sameReply === undefined
+      ? { key, forkReason: `derived-fork:${fit.why}` }
+      : { key: sameReply, forkReason: undefined };
   }
+}
+
+/** The conversation a key holds, restored from the snapshot store when it can be. */
+async function probe(
+  key: string,
+  lookup: DerivedLookup,
+): Promise<Conversation<unknown> | undefined> {
+  await lookup.restore(key);
+  return lookup.get(key);
+}
+
+/**
+ * A chat that forked while its reply was still to come (its first prompt was the other
+ * chat's, "hi" in both) holds its conversation under the reply fork of that prompt's end.
+ * When its reply then equals the other chat's, the two part at a later user message, whose
+ * fork key holds nothing: the reply fork of the last prompt end before that message is
+ * taken when the prompt continues its conversation.
+ */
+async function sameReplyFork(
+  parent: string,
+  digests: readonly string[],
+  messages: LanguageModelV3Prompt,
+  shared: number,
+  lookup: DerivedLookup,
+): Promise<string | undefined> {
+  const next = messages[shared];
+  if (next === undefined || next.role === "assistant") return undefined;
+  let reply = shared - 1;
+  while (reply > 0 && !startsReply(messages, reply)) reply--;
+  if (reply <= 0) return undefined;
+  const key = await forkKey(parent, digests, reply, undefined);
+  const conversation = await probe(key, lookup);
+  if (conversation === undefined) return undefined;
+  const fit = derivedFit(lookup.prompt, digests, conversation, lookup.hasResults);
+  return fit.kind === "continues" ? key : undefined;
+}
+
+/** Whether the message at `index` is the first of an assistant reply. */
+function startsReply(messages: LanguageModelV3Prompt, index: number): boolean {
+  return messages[index]?.role === "assistant" && messages[index - 1]?.role !== "assistant";
 }
 
 /**
