@@ -2,6 +2,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { derivedKey, firstRealUserMessage } from "../../src/provider/direct/call/derived-key.ts";
+import {
+  MAX_FORK_DEPTH,
+  resolveDerivedKey,
+} from "../../src/provider/direct/conversation/derived-conversation.ts";
+import { promptDigests } from "../../src/provider/direct/conversation/history.ts";
+import { Conversation } from "../../src/session/conversation.ts";
 
 const user = (text: string) => ({
   role: "user" as const,
@@ -42,5 +48,40 @@ describe("derived conversation keys", () => {
 
   it("has no key for a prompt without a real user message", async () => {
     assert.equal(await derivedKey([user(""), { role: "system", content: "x" }], facts), undefined);
+  });
+});
+
+describe("resolving a derived key through its forks", () => {
+  const prompt: LanguageModelV3Prompt = [user("hi")];
+  const stored = (key: string) => {
+    const conversation = new Conversation<unknown>(key, `c-${key}`, `c-${key}`, 0);
+    conversation.adoptCheckpoint({ bytes: new Uint8Array([1]) });
+    conversation.recordPass(promptDigests(prompt), "Hello", true);
+    return conversation;
+  };
+
+  it("forks a repeated prompt to a key of its own, and stops following forks at the limit", async () => {
+    const held = new Map<string, Conversation<unknown>>();
+    const lookup = {
+      prompt,
+      hasResults: false,
+      restore: async () => {},
+      get: (key: string) => held.get(key),
+    };
+    const first = await resolveDerivedKey("derived:start", lookup);
+    assert.deepEqual(first, { key: "derived:start", forkReason: undefined });
+    held.set("derived:start", stored("derived:start"));
+    const keys: string[] = [];
+    for (let i = 0; i <= MAX_FORK_DEPTH + 2; i++) {
+      const resolved = await resolveDerivedKey("derived:start", lookup);
+      keys.push(resolved.key);
+      if (held.has(resolved.key)) break;
+      assert.equal(resolved.forkReason, "derived-fork:repeated-prompt");
+      held.set(resolved.key, stored(resolved.key));
+    }
+    assert.equal(new Set(keys).size, MAX_FORK_DEPTH, "one new key per fork up to the limit");
+    const last = await resolveDerivedKey("derived:start", lookup);
+    assert.equal(last.forkReason, undefined, "past the limit the deepest key is reseeded");
+    assert.equal(last.key, keys.at(-1));
   });
 });
