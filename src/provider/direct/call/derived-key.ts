@@ -15,7 +15,7 @@ import { messageDigest } from "../conversation/history.ts";
 import { isToolMediaMessage } from "../tools/media/tool-media.ts";
 
 /** The prefix of every derived key. */
-export const DERIVED_KEY_PREFIX = "derived:";
+const DERIVED_KEY_PREFIX = "derived:";
 
 /** What anchors a chat besides its first real user message. */
 export interface DerivedKeyFacts {
