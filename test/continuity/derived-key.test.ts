@@ -201,6 +201,37 @@ describe("conversations of calls without a session id", () => {
     });
   });
 
+  it("keeps two same-opener chats apart on two instances sharing a snapshot store", async () => {
+    await withEmulator({}, async (emulator) => {
+      const directory = mkdtempSync(join(tmpdir(), "cursor-derived-"));
+      const instance = () =>
+        emulatorProvider(emulator, "sse", {
+          conversationSnapshots: createSnapshotFileStore({ directory }),
+        });
+      const one = instance();
+      const two = instance();
+      const a = new Chat(() => one);
+      const b = new Chat(() => two);
+      await a.say("hi");
+      await b.say("hi");
+      await a.say("alpha one", two);
+      await b.say("bravo one", one);
+      await a.say("alpha two", one);
+      await b.say("bravo two", two);
+      const runs = emulator.runs();
+      for (const run of runs.slice(2)) {
+        assert.equal(run.continuity, "warm", `${run.userText} continued its own conversation`);
+      }
+      assert.equal(runs[4]?.conversationId, runs[0]?.conversationId);
+      assert.equal(runs[5]?.conversationId, runs[1]?.conversationId);
+      assert.notEqual(runs[0]?.conversationId, runs[1]?.conversationId);
+      assert.doesNotMatch(context(runs[4]), /bravo/);
+      assert.doesNotMatch(context(runs[5]), /alpha/);
+      assert.match(context(runs[5]), /bravo one[\s\S]*bravo two/);
+      assert.deepEqual(emulator.violations(), []);
+    });
+  });
+
   it("starts another conversation when the model or the workspace changes", async () => {
     await withEmulator({}, async (emulator) => {
       const cursor = emulatorProvider(emulator);
