@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
@@ -229,6 +229,32 @@ describe("conversations of calls without a session id", () => {
       assert.doesNotMatch(context(runs[5]), /alpha/);
       assert.match(context(runs[5]), /bravo one[\s\S]*bravo two/);
       assert.deepEqual(emulator.violations(), []);
+    });
+  });
+
+  it("runs a title call beside the chat on an ephemeral conversation", async () => {
+    await withEmulator({}, async (emulator) => {
+      const directory = mkdtempSync(join(tmpdir(), "cursor-derived-"));
+      const cursor = emulatorProvider(emulator, "sse", {
+        conversationSnapshots: createSnapshotFileStore({ directory }),
+      });
+      const chat = new Chat(() => cursor);
+      await chat.say("hi");
+      await generateText({
+        model: cursor("gpt-5"),
+        system: "You are a title generator. You output ONLY a thread title.",
+        messages: [...chat.messages],
+        ...quiet,
+      });
+      const title = lastRun(emulator);
+      await chat.say("next");
+      const next = lastRun(emulator);
+      assert.equal(title.continuity, "cold");
+      assert.notEqual(title.conversationId, emulator.runs()[0]?.conversationId);
+      assert.equal(next.continuity, "warm", "the title call left the chat's conversation alone");
+      assert.equal(next.conversationId, emulator.runs()[0]?.conversationId);
+      assert.equal(next.userText, "next");
+      assert.equal(readdirSync(directory).length, 1, "only the chat's conversation was stored");
     });
   });
 
