@@ -14,6 +14,7 @@ import type { ProviderConfig } from "./provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import type { ConvertedPrompt } from "./call/convert-prompt.ts";
 import { type CallRequest, readCallRequest } from "./call/call-request.ts";
+import { keyCall, type KeyedCall } from "./conversation/call-key.ts";
 import type { Conversation } from "../../session/conversation-store.ts";
 import { shortHash } from "./diagnostics/debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
@@ -121,8 +122,9 @@ export class DirectBackend implements TurnBackend {
     const warnings: SharedV3Warning[] = [];
     let request: CallRequest | undefined;
     try {
-      request = readCallRequest(call);
-      const started = await this.#stream(request, warnings);
+      const keyed = await keyCall(this.#config, readCallRequest(call));
+      request = keyed.request;
+      const started = await this.#stream(keyed, warnings);
       return { ...started, warnings };
     } catch (error) {
       // The host's retry of this turn is counted in its session (none for metadata calls).
@@ -131,7 +133,8 @@ export class DirectBackend implements TurnBackend {
     }
   }
 
-  async #stream(request: CallRequest, warnings: SharedV3Warning[]): Promise<StartedTurn> {
+  async #stream(keyed: KeyedCall, warnings: SharedV3Warning[]): Promise<StartedTurn> {
+    const { request } = keyed;
     const { options, key } = request;
     const config = this.#config;
     config.conversations.sweep();
@@ -143,7 +146,7 @@ export class DirectBackend implements TurnBackend {
       },
       warnings,
     );
-    await this.#settleSession(request);
+    await this.#settleSession(request, keyed.restored);
     const resumed = await this.#resumeHeld({ request, selection }, warnings);
     if (resumed !== undefined && "stream" in resumed) return resumed;
     const converted = await this.#checkedPrompt(request, selection.modelId);
@@ -156,9 +159,12 @@ export class DirectBackend implements TurnBackend {
       converted,
       models: () => this.#images.catalogue(options.abortSignal),
     });
+    // A call that left a stored conversation for a fork key of its own starts it from host
+    // history, with the reason logged as a conversation reset.
+    const forceReseed = resumed?.reseed ?? keyed.forkReason;
     const plan = this.#plan(inputs, {
       catalogueWindow,
-      ...(resumed?.reseed === undefined ? {} : { forceReseed: resumed.reseed }),
+      ...(forceReseed === undefined ? {} : { forceReseed }),
     });
     try {
       return await this.#startTurn(runInputs(inputs, plan));
@@ -185,10 +191,10 @@ export class DirectBackend implements TurnBackend {
    * Before a turn: restores the session from its snapshot, writes a compaction mark, and
    * counts the host's retry of a turn whose failure it just saw against the same budget.
    */
-  async #settleSession(request: CallRequest): Promise<void> {
+  async #settleSession(request: CallRequest, restored: boolean): Promise<void> {
     const config = this.#config;
     const { key, session } = request;
-    await restoreIfAbsent(config, request.compaction ? session : key);
+    if (!restored) await restoreIfAbsent(config, request.compaction ? session : key);
     // The mark is written at once: a restart before the next turn still rebases.
     const compacted = request.compaction ? markCompaction(config, session) : undefined;
     if (compacted) await persistConversation(config, compacted);
