@@ -76,28 +76,7 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
   }
   if (inputs.forceReseed !== undefined) return reseed(inputs, inputs.forceReseed, fullText);
   const existing = inputs.store.get(inputs.key);
-  if (existing === undefined) {
-    // Tool results with no Run to take them (a restart, or no session key): rebuild with them.
-    const text = inputs.orphanResults
-      ? renderHistoryForReseed(inputs.prompt) ?? fullText
-      : fullText;
-    const overflow = seedOverflow(
-      { text, systemPrompt: converted.systemPrompt, kind: "first" },
-      inputs.catalogueWindow,
-    );
-    if (overflow !== undefined) throw overflow;
-    const conversation = inputs.store.create(inputs.key, inputs.newId());
-    conversation.freezeSystemPrompt(converted.systemPrompt);
-    return cold(
-      conversation.conversationId,
-      conversation.groupId,
-      conversation,
-      text,
-      converted.systemPrompt,
-      inputs.orphanResults ? "interrupted-run" : "no-checkpoint",
-      undefined,
-    );
-  }
+  if (existing === undefined) return firstConversation(inputs, inputs.key, fullText);
   // The host compacted the session: the next Run starts over from its summary.
   if (existing.compactionPending) return reseed(inputs, "post-compaction-rebase", fullText);
   if (!inputs.orphanResults && existing.checkpoint !== undefined) {
@@ -125,6 +104,29 @@ export function planTurn(inputs: PlanInputs): TurnPlan {
   }
   const reason = inputs.orphanResults ? "interrupted-run" : "checkpoint-unusable";
   return reseed(inputs, reason, renderHistoryForReseed(inputs.prompt) ?? fullText);
+}
+
+/** The session's first conversation in this process (nothing stored for its key). */
+function firstConversation(inputs: PlanInputs, key: string, fullText: string): TurnPlan {
+  const { converted } = inputs;
+  // Tool results with no Run to take them (a restart, or no session key): rebuild with them.
+  const text = inputs.orphanResults ? renderHistoryForReseed(inputs.prompt) ?? fullText : fullText;
+  const overflow = seedOverflow(
+    { text, systemPrompt: converted.systemPrompt, kind: "first" },
+    inputs.catalogueWindow,
+  );
+  if (overflow !== undefined) throw overflow;
+  const conversation = inputs.store.create(key, inputs.newId());
+  conversation.freezeSystemPrompt(converted.systemPrompt);
+  return cold(
+    conversation.conversationId,
+    conversation.groupId,
+    conversation,
+    text,
+    converted.systemPrompt,
+    inputs.orphanResults ? "interrupted-run" : "no-checkpoint",
+    undefined,
+  );
 }
 
 function reseed(inputs: PlanInputs, reason: string, text: string): TurnPlan {
