@@ -16,7 +16,8 @@
  * Targets: lost=0, duplicated=0, warm ≥ 95 %, bytesRatio ≤ 1.2, chaosLost=0.
  *
  * `BENCH_CONVERSATIONS` (30), `BENCH_TURNS` (6), `BENCH_INSTANCES` (3) and
- * `BENCH_CONCURRENCY` (6) size a run. The last line is
+ * `BENCH_CONCURRENCY` (6) size a run; `BENCH_KEEP_RECORDS=<folder>` keeps each variant's
+ * records and the app's view there (`scale-out-<variant>.json`). The last line is
  * `scale-out: lost=N duplicated=N warm=P% bytesRatio=R chaosLost=N`.
  *
  * @module
@@ -45,6 +46,8 @@ const CONCURRENCY = count("BENCH_CONCURRENCY", 6);
 const KILL_EVERY = 10;
 /** Every process dies after this, whatever happens; the bench itself too. */
 const LIFETIME_MS = 9 * 60 * 1000;
+/** This run's bundles (two runs at once never share one). */
+const BUILD = `.build/bench-scale-out/${Deno.pid}`;
 
 type Chaos = "none" | "kill" | "redis";
 interface Setup {
@@ -102,6 +105,11 @@ async function variant(name: string, setup: Setup, chaos: Chaos): Promise<Figure
   const bytesLater = (await setup.emulator.bytesUp()) - bytesAfterFirst;
   await chaosWork;
   const records = await setup.emulator.records();
+  const keep = Deno.env.get("BENCH_KEEP_RECORDS");
+  if (keep !== undefined) {
+    const app = conversations.map((c) => ({ ...c, toolRuns: Object.fromEntries(c.toolRuns) }));
+    await Deno.writeTextFile(`${keep}/scale-out-${name}.json`, JSON.stringify({ app, records }));
+  }
   const figures = analyse(conversations, records, { turns: TURNS, bytesLater, chaosEvents });
   console.log(`scale-out: variant=${name} ${figures.line}`);
   return figures;
@@ -109,7 +117,7 @@ async function variant(name: string, setup: Setup, chaos: Chaos): Promise<Figure
 
 const [instanceBundle, proxyBundle] = await bundleForNode(
   ["scripts/bench/scale-out/instance.ts", "scripts/bench/scale-out/proxy.ts"],
-  ".build/bench-scale-out",
+  BUILD,
 ) ?? [];
 if (instanceBundle === undefined || proxyBundle === undefined) {
   console.error("scale-out: esbuild failed");
@@ -157,5 +165,6 @@ try {
   );
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => {});
+  await Deno.remove(BUILD, { recursive: true }).catch(() => {});
   clearTimeout(deadline);
 }

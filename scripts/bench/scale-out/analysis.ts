@@ -34,6 +34,8 @@ interface Run {
 /** One variant's figures and its printable line. */
 export interface Figures {
   readonly lost: number;
+  /** Turns that failed with an error the app could not retry. */
+  readonly fatal: number;
   readonly duplicated: number;
   readonly warmPercent: number;
   readonly bytesPerLaterTurn: number;
@@ -98,44 +100,62 @@ interface Tally {
   duplicated: number;
   warm: number;
   cold: number;
+  /** What was wrong with each lost or duplicated turn (`c3 t2: …`). */
+  problems: string[];
+}
+
+/** What is wrong with Cursor's context after a turn: missing, repeated or foreign entries. */
+function contextProblems(c: number, done: readonly number[], context: readonly string[]) {
+  const items = contextItems(context);
+  const users = keys(items.users, MARKER);
+  const results = keys(items.tools, RESULT);
+  const missing: string[] = [];
+  const twice: string[] = [];
+  const own = users.filter((key) => key.startsWith(`${c}.`));
+  if (own.length !== users.length) missing.push(`foreign messages ${users.join(",")}`);
+  const expected = done.map((t) => `${c}.${t}`);
+  for (const key of expected) {
+    const seen = own.filter((k) => k === key).length;
+    if (seen === 0) missing.push(`message ${key}`);
+    if (seen > 1) twice.push(`message ${key} x${seen}`);
+  }
+  if (missing.length === 0 && twice.length === 0 && own.join() !== expected.join()) {
+    missing.push(`order ${own.join(",")}`);
+  }
+  for (const t of done.filter(hasTool)) {
+    const seen = results.filter((k) => k === `${c}.${t}`).length;
+    if (seen === 0) missing.push(`tool result ${c}.${t}`);
+    if (seen > 1) twice.push(`tool result ${c}.${t} x${seen}`);
+  }
+  return { missing, twice };
 }
 
 /** Checks one completed turn of one conversation against its Runs. */
 function checkTurn(conversation: ClientConversation, turn: number, runs: Run[], tally: Tally) {
   const c = conversation.index;
-  const ended = runs.filter((run) => run.status === "ok" && run.turnEnded);
-  const last = ended.at(-1);
+  const last = runs.filter((run) => run.status === "ok" && run.turnEnded).at(-1);
   const done = conversation.completed.filter((t) => t <= turn);
-  let lost = last === undefined;
-  let duplicated = false;
-  if (last !== undefined) {
-    const items = contextItems(last.modelCalls.at(-1)?.context ?? []);
-    const users = keys(items.users, MARKER);
-    const results = keys(items.tools, RESULT);
-    const expected = done.map((t) => `${c}.${t}`);
-    const own = users.filter((key) => key.startsWith(`${c}.`));
-    if (own.length !== users.length) lost = true; // another conversation's message
-    for (const key of expected) {
-      const seen = own.filter((k) => k === key).length;
-      if (seen === 0) lost = true;
-      if (seen > 1) duplicated = true;
-    }
-    if (own.join() !== expected.join() && !duplicated) lost = true; // out of order or extra
-    for (const t of done.filter(hasTool)) {
-      const seen = results.filter((k) => k === `${c}.${t}`).length;
-      if (seen === 0) lost = true;
-      if (seen > 1) duplicated = true;
-    }
-  }
+  const { missing, twice } = last === undefined
+    ? { missing: ["no Run finished it"], twice: [] }
+    : contextProblems(c, done, last.modelCalls.at(-1)?.context ?? []);
   if (hasTool(turn)) {
     const ids = new Set(
       runs.flatMap((run) => run.execs.filter((e) => e.requestCase === "mcpArgs"))
         .map((e) => e.toolCallId),
     );
-    if (ids.size > 1 || (conversation.toolRuns.get(`k${c}-${turn}`) ?? 0) > 1) duplicated = true;
+    if (ids.size > 1) twice.push(`tool called under ${ids.size} ids`);
+    const ran = conversation.toolRuns.get(`k${c}-${turn}`) ?? 0;
+    if (ran > 1) twice.push(`tool run ${ran} times by the app`);
   }
-  if (lost) tally.lost++;
-  if (duplicated) tally.duplicated++;
+  const where = `c${c} t${turn} (${last?.runId ?? "no run"})`;
+  if (missing.length > 0) {
+    tally.lost++;
+    tally.problems.push(`lost ${where}: ${missing.join("; ")}`);
+  }
+  if (twice.length > 0) {
+    tally.duplicated++;
+    tally.problems.push(`duplicated ${where}: ${twice.join("; ")}`);
+  }
   countLegs(turn, runs, tally);
 }
 
@@ -168,7 +188,7 @@ export function analyse(
     const key = turnOf(record);
     if (key !== undefined) byTurn.set(key, [...(byTurn.get(key) ?? []), record]);
   }
-  const tally: Tally = { lost: 0, duplicated: 0, warm: 0, cold: 0 };
+  const tally: Tally = { lost: 0, duplicated: 0, warm: 0, cold: 0, problems: [] };
   for (const conversation of conversations) {
     for (const turn of conversation.completed) {
       checkTurn(conversation, turn, byTurn.get(`${conversation.index}.${turn}`) ?? [], tally);
@@ -177,16 +197,29 @@ export function analyse(
   const legs = tally.warm + tally.cold;
   const warmPercent = legs === 0 ? 0 : (100 * tally.warm) / legs;
   const completed = conversations.reduce((sum, c) => sum + c.completed.length, 0);
-  const failed = conversations.reduce((sum, c) => sum + c.failed.length, 0);
+  const failures = conversations.flatMap((c) => c.failed.map((f) => ({ ...f, c: c.index })));
+  const fatal = failures.filter((f) => !f.retryable).length;
   const retries = conversations.reduce((sum, c) => sum + c.retries, 0);
   const laterTurns = conversations.length * Math.max(1, run.turns - 1);
   const bytesPerLaterTurn = run.bytesLater / laterTurns;
-  const line = `completed=${completed} failed_visibly=${failed} retries=${retries} ` +
+  const line = `completed=${completed} failed_retryable=${failures.length - fatal} ` +
+    `failed_not_retryable=${fatal} retries=${retries} ` +
     `chaos_events=${run.chaosEvents} lost=${tally.lost} duplicated=${tally.duplicated} ` +
     `warm_requests=${tally.warm} cold_requests=${tally.cold} warm=${warmPercent.toFixed(1)}% ` +
     `bytes_per_later_turn=${bytesPerLaterTurn.toFixed(0)} runs=${records.runs.length} ` +
     `violations=${records.violations.length}`;
-  const failures = conversations.flatMap((c) => c.failed.map((f) => `c${c.index} turn ${f}`));
-  for (const failure of failures.slice(0, 5)) console.log(`scale-out: failed ${failure}`);
-  return { lost: tally.lost, duplicated: tally.duplicated, warmPercent, bytesPerLaterTurn, line };
+  for (const problem of tally.problems.slice(0, 5)) console.log(`scale-out: ${problem}`);
+  for (const f of failures.slice(0, 5)) {
+    console.log(
+      `scale-out: failed c${f.c} turn ${f.turn}: ${f.error.replace(/\s+/g, " ").slice(0, 200)}`,
+    );
+  }
+  return {
+    lost: tally.lost,
+    fatal,
+    duplicated: tally.duplicated,
+    warmPercent,
+    bytesPerLaterTurn,
+    line,
+  };
 }

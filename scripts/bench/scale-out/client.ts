@@ -22,8 +22,8 @@ export interface ClientConversation {
   readonly sessionId: string;
   /** Turns the app saw complete, in order. */
   readonly completed: number[];
-  /** Turns that failed visibly: `turn: reason`. */
-  readonly failed: string[];
+  /** Turns that failed visibly, and whether with a retryable error (retried until given up). */
+  readonly failed: { turn: number; retryable: boolean; error: string }[];
   /** How often the app ran its tool for each key. */
   readonly toolRuns: Map<string, number>;
   /** Requests sent again after a retryable failure. */
@@ -39,10 +39,10 @@ export function userText(conversation: number, turn: number, withTool: boolean):
 }
 
 /** Whether turn `turn` has a tool step: turns 1, 3, 5, … */
-export const hasTool = (turn: number) => turn % 2 === 1;
+export const hasTool = (turn: number): boolean => turn % 2 === 1;
 
 /** The app's tool: its output names its key. */
-export const toolOutput = (key: string) => `record ${key} is fine`;
+export const toolOutput = (key: string): string => `record ${key} is fine`;
 
 type Answer =
   | { ok: true; messages: Message[]; finishReason: string; toolCalls: ToolCall[] }
@@ -101,7 +101,7 @@ export async function playTurn(
   for (let leg = 0; leg < 4; leg++) {
     const answer = await send(url, conversation, messages);
     if (!answer.ok) {
-      conversation.failed.push(`${turn}: ${answer.error}`);
+      conversation.failed.push({ turn, retryable: answer.retryable, error: answer.error });
       return;
     }
     messages.push(...answer.messages);
@@ -122,7 +122,7 @@ export async function playTurn(
     });
     messages.push({ role: "tool", content: results });
   }
-  conversation.failed.push(`${turn}: more than 4 steps`);
+  conversation.failed.push({ turn, retryable: false, error: "more than 4 steps" });
 }
 
 /** A fresh conversation of the app. */

@@ -25,7 +25,7 @@ const lifetime = setTimeout(
   Number(process.env.BENCH_LIFETIME_MS ?? 600_000),
 );
 const redis = createClient({
-  url: process.env.REDIS_URL,
+  url: process.env.REDIS_URL ?? "",
   // A store that is down answers at once (the turn goes on without it) instead of queueing.
   disableOfflineQueue: true,
   socket: { reconnectStrategy: (retries) => Math.min(50 * (retries + 1), 500) },
@@ -49,6 +49,7 @@ const tools = {
       properties: { key: { type: "string" } },
       required: ["key"],
     }),
+    outputSchema: jsonSchema<string>({ type: "string" }),
   }),
 };
 
