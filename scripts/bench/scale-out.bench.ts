@@ -51,6 +51,8 @@ const BUILD = `.build/bench-scale-out/${Deno.pid}`;
 
 type Chaos = "none" | "kill" | "redis";
 interface Setup {
+  /** The instances' `instance-log:` lines (resets, held Runs, store outcomes). */
+  readonly log: string[];
   readonly emulator: EmulatorHost;
   readonly redis: Redis;
   readonly instances: readonly Instance[];
@@ -69,6 +71,7 @@ async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Pr
 /** Plays every conversation (all first turns, then the rest) and analyses the records. */
 async function variant(name: string, setup: Setup, chaos: Chaos): Promise<Figures> {
   await setup.emulator.clear();
+  const logFrom = setup.log.length;
   const conversations = Array.from({ length: CONVERSATIONS }, (_, i) => newConversation(i, name));
   const histories = new Map<ClientConversation, Record<string, unknown>[]>(
     conversations.map((c) => [c, []]),
@@ -112,7 +115,21 @@ async function variant(name: string, setup: Setup, chaos: Chaos): Promise<Figure
   }
   const figures = analyse(conversations, records, { turns: TURNS, bytesLater, chaosEvents });
   console.log(`scale-out: variant=${name} ${figures.line}`);
+  console.log(`scale-out: variant=${name} log ${logCounts(setup.log.slice(logFrom))}`);
   return figures;
+}
+
+/** The instances' log lines of one variant, counted by kind and reason. */
+function logCounts(lines: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const kind = line.match(/^conversation reset: reason=(\S+)/)?.[1]?.replace(/^/, "reset:") ??
+      line.match(/^held Run released: .*reason=(\S+)/)?.[1]?.replace(/^/, "held-released:") ??
+      line.match(/^continuation: .*heldRun=(\S+)/)?.[1]?.replace(/^/, "continuation:") ??
+      line.match(/^conversation persistence: (\S+(?: \S+)?) sessionKey/)?.[1]?.replace(/ /g, "-");
+    if (kind !== undefined) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].sort().map(([kind, n]) => `${kind}=${n}`).join(" ") || "none";
 }
 
 const [instanceBundle, proxyBundle] = await bundleForNode(
@@ -135,14 +152,15 @@ try {
   const redis = await startRedis(LIFETIME_MS);
   stops.push(() => redis.stop());
   const env = { EMULATOR_URL: emulator.url, REDIS_URL: redis.url };
+  const log: string[] = [];
   const launch = async (n: number) => {
     const instances = await Promise.all(
-      Array.from({ length: n }, () => startInstance(instanceBundle, env, LIFETIME_MS)),
+      Array.from({ length: n }, () => startInstance(instanceBundle, env, LIFETIME_MS, log)),
     );
     for (const instance of instances) stops.push(() => instance.stop());
     const proxy = await startProxy(proxyBundle, instances.map((i) => i.port), LIFETIME_MS);
     stops.push(() => proxy.stop());
-    return { emulator, redis, instances, url: proxy.url };
+    return { log, emulator, redis, instances, url: proxy.url };
   };
   const one = await launch(1);
   const many = await launch(INSTANCES);

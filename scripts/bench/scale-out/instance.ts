@@ -8,6 +8,8 @@
  * `{ messages, finishReason, toolCalls }` (the response messages to append), or on failure
  * status 503 (retryable) or 500 with `{ error, retryable }`.
  *
+ * The debug log's lines on resets, held Runs and the store go to stdout as `instance-log: …`.
+ *
  * Environment: `EMULATOR_URL`, `REDIS_URL`, `PORT` (0: any free; the chosen port is
  * printed as `instance: port=N`), `BENCH_LIFETIME_MS` (exits after it; default 10 min).
  *
@@ -20,6 +22,8 @@ import { APICallError, generateText, jsonSchema, type ModelMessage, tool } from 
 import { createCursor } from "../../../node.ts";
 import { createRedisSnapshotStore } from "../../../stores/redis.ts";
 
+const NOTABLE =
+  /^(conversation reset|held Run released|continuation|conversation persistence: (save|restore|invalid|expired))/;
 const lifetime = setTimeout(
   () => process.exit(3),
   Number(process.env.BENCH_LIFETIME_MS ?? 600_000),
@@ -40,6 +44,13 @@ const cursor = createCursor({
   env: {},
   imageStaging: false,
   conversationSnapshots: createRedisSnapshotStore({ client: redis }),
+  // Why a turn went cold or a held Run ended: the bench counts these lines per variant.
+  debug: {
+    enabled: true,
+    line: (text) => {
+      if (NOTABLE.test(text)) console.log(`instance-log: ${text}`);
+    },
+  },
 });
 const tools = {
   lookup: tool({

@@ -25,6 +25,7 @@ export function startChild(
   args: string[],
   env: Record<string, string>,
   lifetimeMs: number,
+  onLine: (line: string) => void = () => {},
 ): Child {
   const process = new Deno.Command(command, {
     args,
@@ -57,6 +58,7 @@ export function startChild(
       pending = parts.pop() ?? "";
       for (const line of parts) {
         lines.push(line);
+        onLine(line);
         for (const waiter of [...waiters]) {
           if (waiter.pattern.test(line)) {
             waiters.splice(waiters.indexOf(waiter), 1);
@@ -213,21 +215,31 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts one bundled `instance.ts` under Node. */
+/** Starts one bundled `instance.ts` under Node; its `instance-log:` lines go to `log`. */
 export async function startInstance(
   bundle: string,
   env: { EMULATOR_URL: string; REDIS_URL: string },
   lifetimeMs: number,
+  log: string[],
 ): Promise<Instance> {
+  const collect = (line: string) => {
+    if (line.startsWith("instance-log: ")) log.push(line.slice(14));
+  };
   let child: Child | undefined;
   let port = 0;
   const start = async () => {
     for (let attempt = 0;; attempt++) {
-      const next = startChild("node", [bundle], {
-        ...env,
-        PORT: `${port}`,
-        BENCH_LIFETIME_MS: `${lifetimeMs}`,
-      }, lifetimeMs + 5_000);
+      const next = startChild(
+        "node",
+        [bundle],
+        {
+          ...env,
+          PORT: `${port}`,
+          BENCH_LIFETIME_MS: `${lifetimeMs}`,
+        },
+        lifetimeMs + 5_000,
+        collect,
+      );
       try {
         port = Number((await next.waitFor(/^instance: port=/, 30_000)).split("=")[1]);
         child = next;
