@@ -118,4 +118,20 @@ describe("the scale-out bench", () => {
     assert.equal(figures.duplicated, 1);
     assert.equal(figures.warmPercent, 50, "the tool step cold, turn 2 warm");
   });
+
+  it("counts a tool step answered under two call ids as duplicated, not one never answered", () => {
+    const figures = (firstAnswered: boolean) => {
+      const conversation = newConversation(0, "t");
+      conversation.completed.push(1);
+      const first = run(1, 1, [user(0, 1, true)], firstAnswered);
+      const retried = {
+        ...run(2, 1, [user(0, 1, true), result("k0-1")]),
+        execs: [{ requestCase: "mcpArgs", toolCallId: "call_2", resultCase: "mcpResult" }],
+      };
+      const records = { runs: [first, retried], violations: [] };
+      return analyse([conversation], records, { turns: 1, bytesLater: 0, chaosEvents: 0 });
+    };
+    assert.equal(figures(true).duplicated, 1);
+    assert.equal(figures(false).duplicated, 0, "the first instance died before the app saw it");
+  });
 });

@@ -6,8 +6,8 @@
  * - **lost**: a turn the app saw complete that no Run finished, or after which Cursor's
  *   context lacks one of the conversation's completed user messages or tool results (a
  *   turn continued on a wrong checkpoint).
- * - **duplicated**: a turn whose tool step was issued under two tool call ids (the model
- *   called the tool again) or run twice by the app, or after which Cursor's context holds
+ * - **duplicated**: a turn whose tool step was answered under two tool call ids (the model
+ *   called the tool again and got a result again) or run twice by the app, or after which Cursor's context holds
  *   a user message or a tool result twice.
  * - **warm**: of the requests after each conversation's first, those that continued
  *   Cursor's checkpoint (a supplied checkpoint, or the tool result answered on the Run that
@@ -139,11 +139,14 @@ function checkTurn(conversation: ClientConversation, turn: number, runs: Run[], 
     ? { missing: ["no Run finished it"], twice: [] }
     : contextProblems(c, done, last.modelCalls.at(-1)?.context ?? []);
   if (hasTool(turn)) {
+    // A call the app never answered (its instance died first) ran nothing; a call re-issued on
+    // resume keeps its id.
     const ids = new Set(
-      runs.flatMap((run) => run.execs.filter((e) => e.requestCase === "mcpArgs"))
+      runs.flatMap((run) => run.execs)
+        .filter((e) => e.requestCase === "mcpArgs" && e.resultCase !== undefined)
         .map((e) => e.toolCallId),
     );
-    if (ids.size > 1) twice.push(`tool called under ${ids.size} ids`);
+    if (ids.size > 1) twice.push(`tool answered under ${ids.size} call ids`);
     const ran = conversation.toolRuns.get(`k${c}-${turn}`) ?? 0;
     if (ran > 1) twice.push(`tool run ${ran} times by the app`);
   }
