@@ -38,6 +38,7 @@ import type { ActiveTurn, StartFacts } from "./run/active-turn.ts";
 import type { ModelSelection } from "./call/model-options.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
+import { matchStoredStep, openContinuedTurn } from "./run/step-continuation.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = {
@@ -266,6 +267,16 @@ export class DirectBackend implements TurnBackend {
       return await this.#releaseSuperseded(request, conversation);
     }
     if (results.length > 0) {
+      const continued = await this.#continueStep({ ...inputs, conversation, holdKey }, warnings);
+      if (continued === "mismatch") return undefined;
+      if (continued !== undefined) return continued;
+    } else if (conversation.pendingStep !== undefined) {
+      // A new message after a step whose Run is elsewhere: what the step did is only in
+      // host history.
+      conversation.awaitResults(undefined);
+      return { reseed: "interrupted-run" };
+    }
+    if (results.length > 0) {
       emitDiagnostic(config.logger, {
         kind: "continuation",
         toolNames: results.map((r) => r.toolName),
@@ -342,6 +353,96 @@ export class DirectBackend implements TurnBackend {
       stream: persistWhenDone(stream, config, conversation),
       requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
     };
+  }
+
+  /**
+   * Continues the conversation's stored step (ADR 190) when the results are its calls':
+   * a `resume_action` Run from the step's checkpoint, whose re-issued batch is answered
+   * with the host's results.
+   *
+   * @returns The turn; `"mismatch"` when Cursor re-issued another batch (the caller
+   *   rebuilds from host history, the reason logged); `undefined` when there is no step
+   *   to continue.
+   */
+  async #continueStep(
+    inputs: Omit<CallInputs, "converted"> & {
+      readonly conversation: Conversation<ActiveTurn>;
+      readonly holdKey: string;
+    },
+    warnings: SharedV3Warning[],
+  ): Promise<StartedTurn | "mismatch" | undefined> {
+    const { request, conversation, holdKey, selection } = inputs;
+    const { key, results, options, cursorOptions } = request;
+    const config = this.#config;
+    const matched = matchStoredStep(conversation.pendingStep, results);
+    if (matched === undefined) return undefined;
+    const turn = await openContinuedTurn(config, {
+      conversation,
+      step: matched.step,
+      selection,
+      key,
+      workspaceRoot: config.workspaceFor(cursorOptions.workspace).workspaceRoot,
+      abortSignal: options.abortSignal,
+      startFacts: WARM_UNKNOWN,
+    });
+    if (turn === undefined) return undefined;
+    for (const result of results) config.toolCallOwners.delete(result.toolCallId);
+    turn.interactions.sessionRules = cursorOptions.sessionRules;
+    const due = dueRuleReminder(conversation.ruleReminder, cursorOptions.sessionRules);
+    turn.expectReissue({
+      results: matched.results,
+      missingReason: "The host returned no result for this tool call",
+      reminder: due && { text: due.text, sent: () => conversation.noteRuleReminder(due.kind) },
+      media: await this.#images.resultMedia(options, results, {
+        modelId: turn.modelId,
+        sent: conversation.sentToolImages,
+      }),
+      answered: (delivered) => {
+        for (const message of delivered) warnings.push({ type: "other", message });
+      },
+    });
+    const toolNames = results.map((r) => r.toolName);
+    emitDiagnostic(config.logger, {
+      kind: "continuation",
+      toolNames,
+      heldRun: "restored-checkpoint",
+    });
+    const run = runInputs({ ...inputs, converted: request.converted });
+    const allowance = turnAllowance(config, key, options.prompt);
+    const hook = rebuildHook(config, {
+      ...run,
+      conversation,
+      resultsComplete: matched.complete,
+      allowance,
+    });
+    const context = this.#streamContext(run, turn, conversation, holdKey, allowance);
+    try {
+      const stream = await openTurnStream({
+        ...context,
+        // A batch that is not the stored one is not retried: the step is rebuilt instead.
+        recover: (failed) =>
+          failed.turn.reissueMismatch === undefined ? hook(failed) : Promise.resolve(undefined),
+        surfaced: (error) => {
+          if (turn.reissueMismatch === undefined) context.surfaced(error);
+        },
+        diagnostics: { sessionKey: key ?? "none", ...WARM_UNKNOWN },
+      });
+      return {
+        stream: persistWhenDone(stream, config, conversation),
+        requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
+      };
+    } catch (error) {
+      const reason = turn.reissueMismatch;
+      if (reason === undefined) throw error;
+      conversation.awaitResults(undefined);
+      emitDiagnostic(config.logger, {
+        kind: "continuation",
+        toolNames,
+        heldRun: "stored-batch-mismatch",
+        reason,
+      });
+      return "mismatch";
+    }
   }
 
   /**

@@ -103,7 +103,7 @@ export async function persistConversation(
 ): Promise<void> {
   const snapshots = config.snapshots;
   if (snapshots === undefined || conversation.key.startsWith("anonymous:")) return;
-  if (conversation.checkpoint === conversation.persistedCheckpoint) return;
+  if (conversation.snapshotCurrent) return;
   try {
     const bytes = await captureConversation(conversation, config.blobs, config.now());
     if (bytes === undefined) return;

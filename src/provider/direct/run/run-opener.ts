@@ -190,7 +190,7 @@ function agentMode(mode: string | undefined): AgentMode {
 }
 
 /** What opening one Run takes. */
-interface OpenInputs {
+export interface OpenInputs {
   readonly requestBytes: Uint8Array;
   readonly requestContext: RequestContext;
   readonly abortSignal: AbortSignal | undefined;
@@ -202,12 +202,12 @@ interface OpenInputs {
 }
 
 /** The provider's services every turn uses. */
-function turnServices(config: ProviderConfig) {
+export function turnServices(config: ProviderConfig) {
   return { newId: config.generateId, logger: config.logger, images: config.images };
 }
 
 /** Opens a Run on a new request id (current credentials) and starts it with the request. */
-async function openAgentRun(config: ProviderConfig, input: OpenInputs): Promise<AgentRun> {
+export async function openAgentRun(config: ProviderConfig, input: OpenInputs): Promise<AgentRun> {
   const requestId = config.generateId();
   const headers = await config.headers(requestId, input.abortSignal);
   const agentBaseURL = await config.agentOrigin(headers, input.abortSignal);

@@ -1,0 +1,165 @@
+/**
+ * A tool step continues anywhere (ADR 190): the step ends with `finish: tool-calls` on one
+ * provider instance, and the request with the host's results lands on another (a second
+ * app instance sharing the snapshot store, or a restart). That instance holds no Run, so
+ * it continues from the checkpoint Cursor saved with the pending batch: a `resume_action`
+ * Run re-issues the batch, each exec is answered with the host's result, and the model
+ * carries on. The tool runs once and its result is once in Cursor's context.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ModelMessage, streamText } from "ai";
+import { createMemoryLogger } from "../../src/core/logger.ts";
+import {
+  type ConversationSnapshotStore,
+  createMemorySnapshotStore,
+} from "../../src/session/snapshot-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import type { CursorEmulator } from "../../src/testing/mod.ts";
+import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { declaredBash, quiet, session, user } from "../recovery/support.ts";
+
+type Transport = "sse" | "http2";
+
+/** An app instance: its own provider (own memory), the shared store, its log lines. */
+function instance(
+  emulator: CursorEmulator,
+  transport: Transport,
+  store: ConversationSnapshotStore,
+) {
+  const { logger, lines } = createMemoryLogger();
+  const cursor = emulatorProvider(emulator, transport, {
+    conversationSnapshots: store,
+    debug: logger,
+  });
+  return { cursor, lines };
+}
+
+/** Runs the first step (the shell call) and returns the next prompt with its result. */
+async function firstStep(
+  cursor: ReturnType<typeof emulatorProvider>,
+  prompt: string,
+  sessionId: string,
+  output = "marker-31 printed",
+): Promise<ModelMessage[]> {
+  const step = streamText({
+    model: cursor("gpt-5"),
+    messages: [user(prompt)],
+    tools: { bash: declaredBash },
+    ...session(sessionId),
+    ...quiet,
+  });
+  await step.consumeStream();
+  assert.equal(await step.finishReason, "tool-calls");
+  const call = (await step.toolCalls)[0];
+  assert.ok(call !== undefined, "Cursor asked for the shell");
+  return [
+    user(prompt),
+    ...(await step.response).messages,
+    {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: "text", value: output },
+      }],
+    },
+  ];
+}
+
+/** The step with the results: its text, tool calls and finish. */
+async function nextStep(
+  cursor: ReturnType<typeof emulatorProvider>,
+  messages: ModelMessage[],
+  sessionId: string,
+) {
+  const step = streamText({
+    model: cursor("gpt-5"),
+    messages,
+    tools: { bash: declaredBash },
+    ...session(sessionId),
+    ...quiet,
+  });
+  const text = await step.text;
+  return { text, toolCalls: await step.toolCalls, finishReason: await step.finishReason };
+}
+
+/** Every line of every model call of the emulator's Runs. */
+function allContext(emulator: CursorEmulator): string[] {
+  return emulator.runs().flatMap((run) => run.modelCalls.at(-1)?.context ?? []);
+}
+
+/** Asserts the second Run continued the first from its checkpoint, the result once. */
+function assertWarmContinuation(emulator: CursorEmulator, lines: readonly string[]): void {
+  const runs = emulator.runs();
+  assert.equal(runs.length, 2, "one Run per step: no rebuild");
+  const [first, second] = runs;
+  assert.equal(second?.action, "resume_action", lines.join("\n"));
+  assert.equal(second?.checkpointSupplied, true);
+  assert.equal(second?.conversationId, first?.conversationId, "the same conversation");
+  const context = second?.modelCalls.at(-1)?.context ?? [];
+  const results = context.filter((line) => line.includes("marker-31 printed"));
+  assert.equal(results.length, 1, context.join("\n"));
+  const asks = context.filter((line) => line.includes("echo marker-31"));
+  assert.ok(asks.length >= 1, context.join("\n"));
+  assert.equal(
+    context.filter((l) => l.startsWith("user:") && l.includes("echo marker-31")).length,
+    1,
+    "the user's message once: nothing was reseeded",
+  );
+  assert.ok(
+    lines.includes(
+      "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=restored-checkpoint",
+    ),
+    lines.join("\n"),
+  );
+  assert.ok(!lines.some((l) => l.startsWith("conversation reset:")), lines.join("\n"));
+  assert.deepEqual(emulator.violations(), []);
+}
+
+for (const transport of ["sse", "http2"] as const) {
+  describe(`a tool step continues on another instance (${transport})`, () => {
+    it("step 1 on instance A, the results on instance B: B continues warm", async () => {
+      await withEmulator({}, async (emulator) => {
+        const store = createMemorySnapshotStore();
+        const a = instance(emulator, transport, store);
+        const b = instance(emulator, transport, store);
+        const next = await firstStep(a.cursor, "::shell echo marker-31\n::text Done.", "ses_any");
+        const step = await nextStep(b.cursor, next, "ses_any");
+        assert.equal(step.finishReason, "stop");
+        assert.deepEqual(step.toolCalls, [], "the re-issued batch never reaches the host");
+        assert.match(step.text, /Done\./);
+        assertWarmContinuation(emulator, b.lines);
+        assert.ok(
+          b.lines.some((l) => /^conversation persistence: restored sessionKey=ses_any /.test(l)),
+        );
+      });
+    });
+
+    it("after a restart (same file store): the new process continues warm", async () => {
+      await withEmulator({}, async (emulator) => {
+        const directory = mkdtempSync(join(tmpdir(), "cursor-step-anywhere-"));
+        const before = instance(emulator, transport, createSnapshotFileStore({ directory }));
+        const next = await firstStep(
+          before.cursor,
+          "::shell echo marker-31\n::text Done.",
+          "ses_rs",
+        );
+        const after = instance(emulator, transport, createSnapshotFileStore({ directory }));
+        const step = await nextStep(after.cursor, next, "ses_rs");
+        assert.equal(step.finishReason, "stop");
+        assert.deepEqual(step.toolCalls, []);
+        assert.match(step.text, /Done\./);
+        assertWarmContinuation(emulator, after.lines);
+        assert.equal(
+          allContext(emulator).filter((l) => l.includes("marker-31 printed")).length,
+          1,
+        );
+      });
+    });
+  });
+}
