@@ -270,11 +270,9 @@ export class DirectBackend implements TurnBackend {
       const continued = await this.#continueStep({ ...inputs, conversation, holdKey }, warnings);
       if (continued === "mismatch") return undefined;
       if (continued !== undefined) return continued;
-    } else if (conversation.pendingStep !== undefined) {
-      // A new message after a step whose Run is elsewhere: what the step did is only in
-      // host history.
+    } else {
+      // A new message instead of the step's results: the step is not continued.
       conversation.awaitResults(undefined);
-      return { reseed: "interrupted-run" };
     }
     if (results.length > 0) {
       emitDiagnostic(config.logger, {
@@ -335,6 +333,8 @@ export class DirectBackend implements TurnBackend {
     const config = this.#config;
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
+    // The held Run takes the results: the stored step is not continued elsewhere.
+    conversation.awaitResults(undefined);
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
     const returned = new Set(results.map((result) => result.toolCallId));
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
@@ -398,6 +398,8 @@ export class DirectBackend implements TurnBackend {
         sent: conversation.sentToolImages,
       }),
       answered: (delivered) => {
+        // The results are in Cursor's context: the step is not continued again.
+        conversation.awaitResults(undefined);
         for (const message of delivered) warnings.push({ type: "other", message });
       },
     });
