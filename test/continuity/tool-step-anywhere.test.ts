@@ -18,6 +18,8 @@ import {
   createMemorySnapshotStore,
 } from "../../src/session/snapshot-store.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { decodeSnapshot, encodeSnapshot } from "../../src/session/snapshot-codec.ts";
+import type { ConversationSnapshot } from "../../src/gen/provider/v1/conversation_snapshot_pb.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { declaredBash, quiet, session, user } from "../recovery/support.ts";
@@ -159,6 +161,114 @@ for (const transport of ["sse", "http2"] as const) {
           allContext(emulator).filter((l) => l.includes("marker-31 printed")).length,
           1,
         );
+      });
+    });
+  });
+}
+
+/** A store that rewrites the pending step of every snapshot it writes. */
+function tamperedSteps(
+  store: ConversationSnapshotStore,
+  tamper: (step: NonNullable<ConversationSnapshot["pendingStep"]>) => void,
+): ConversationSnapshotStore {
+  return {
+    ...store,
+    write: async (key, bytes, options) => {
+      const decoded = await decodeSnapshot(bytes);
+      if (!decoded.ok || decoded.snapshot.pendingStep === undefined) {
+        return await store.write(key, bytes, options);
+      }
+      tamper(decoded.snapshot.pendingStep);
+      return await store.write(key, await encodeSnapshot(decoded.snapshot), options);
+    },
+  };
+}
+
+for (const transport of ["sse", "http2"] as const) {
+  describe(`a stored step that cannot be continued (${transport})`, () => {
+    const cases = [
+      {
+        name: "another call id",
+        reason: /reason=unknown-call-\S+$/,
+        tamper: (step: NonNullable<ConversationSnapshot["pendingStep"]>) => {
+          for (const call of step.calls) call.cursorCallId = `${call.cursorCallId}-other`;
+        },
+      },
+      {
+        name: "a call Cursor does not re-issue",
+        reason: /reason=batch-incomplete$/,
+        tamper: (step: NonNullable<ConversationSnapshot["pendingStep"]>) => {
+          const first = step.calls[0];
+          if (first !== undefined) step.calls.push({ ...first, cursorCallId: "call_phantom" });
+        },
+      },
+    ];
+    for (const { name, reason, tamper } of cases) {
+      it(`the re-issued batch does not match (${name}): rebuilt, the reason logged`, async () => {
+        await withEmulator({}, async (emulator) => {
+          const store = tamperedSteps(createMemorySnapshotStore(), tamper);
+          const a = instance(emulator, transport, store);
+          const b = instance(emulator, transport, store);
+          const next = await firstStep(a.cursor, "::shell echo marker-31\n::text Done.", "ses_mm");
+          const step = await nextStep(b.cursor, next, "ses_mm");
+          assert.equal(step.finishReason, "stop");
+          assert.deepEqual(step.toolCalls, [], "nothing is asked of the host again");
+          assert.match(step.text, /Done\./);
+          const line = b.lines.find((l) => l.includes("heldRun=stored-batch-mismatch"));
+          assert.match(line ?? b.lines.join("\n"), reason);
+          const runs = emulator.runs();
+          assert.equal(runs.length, 3, "the step Run, the continuation, the rebuild");
+          assert.equal(runs[1]?.action, "resume_action");
+          assert.equal(runs[2]?.action, "user_message_action");
+          assert.equal(runs[2]?.continuity, "cold", "rebuilt from host history");
+          const context = runs[2]?.modelCalls.at(-1)?.context ?? [];
+          assert.equal(
+            context.filter((l) => l.includes("marker-31 printed")).length,
+            1,
+            context.join("\n"),
+          );
+          assert.ok(
+            b.lines.some((l) => l.startsWith("conversation reset: reason=interrupted-run")),
+          );
+          assert.deepEqual(emulator.violations(), []);
+        });
+      });
+    }
+  });
+
+  describe(`the continuation Run fails before output (${transport})`, () => {
+    it("the policy resumes from the checkpoint saved after the results: the answer once", async () => {
+      await withEmulator({}, async (emulator) => {
+        const store = createMemorySnapshotStore();
+        const a = instance(emulator, transport, store);
+        const b = instance(emulator, transport, store);
+        // The connection drops after the re-issued result went in, before any text.
+        const prompt = "::shell echo marker-31\n::fault drop times=1\n::text Done.";
+        const next = await firstStep(a.cursor, prompt, "ses_fail");
+        const step = await nextStep(b.cursor, next, "ses_fail");
+        assert.equal(step.finishReason, "stop", b.lines.join("\n"));
+        assert.deepEqual(step.toolCalls, []);
+        assert.equal(step.text.split("Done.").length - 1, 1, step.text);
+        assert.ok(
+          b.lines.some((l) => /^Run interrupted: .* streamedChars=0 replaySafe=true/.test(l)),
+          b.lines.join("\n"),
+        );
+        assert.ok(b.lines.some((l) => l.startsWith("resuming Run from checkpoint: ")));
+        assert.ok(!b.lines.some((l) => l.startsWith("conversation reset:")), b.lines.join("\n"));
+        const runs = emulator.runs();
+        assert.equal(runs.length, 3, "the step, the continuation, its resume");
+        assert.deepEqual(runs.slice(1).map((run) => run.action), [
+          "resume_action",
+          "resume_action",
+        ]);
+        assert.ok(runs.every((run) => run.conversationId === runs[0]?.conversationId));
+        const context = runs[2]?.modelCalls.at(-1)?.context ?? [];
+        assert.equal(
+          context.filter((l) => l.includes("marker-31 printed")).length,
+          1,
+          context.join("\n"),
+        );
+        assert.deepEqual(emulator.violations(), []);
       });
     });
   });

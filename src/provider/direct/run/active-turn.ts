@@ -35,6 +35,9 @@ import type { ResultMedia } from "../tools/media/tool-images.ts";
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
 
+/** How long to wait for the rest of a re-issued batch once its first exec came. */
+export const REISSUE_WINDOW_MS = 1000;
+
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
 
@@ -303,9 +306,19 @@ export class ActiveTurn {
     for (;;) {
       const upcoming: Promise<IteratorResult<RunEvent, void>> = this.#next ?? this.events.next();
       this.#next = upcoming;
-      const next: IteratorResult<RunEvent, void> | "window-closed" = batchOpen
-        ? await raceWindow(upcoming, BATCH_WINDOW_MS)
-        : await upcoming;
+      const window = batchOpen
+        ? BATCH_WINDOW_MS
+        : this.#calls.reissueStarted
+        ? REISSUE_WINDOW_MS
+        : undefined;
+      const next: IteratorResult<RunEvent, void> | "window-closed" = window === undefined
+        ? await upcoming
+        : await raceWindow(upcoming, window);
+      // Cursor waits for the results of what it re-issued: a batch short of a stored call
+      // would wait forever.
+      if (next === "window-closed" && this.#calls.awaitingReissue) {
+        this.#calls.mismatchReissue("batch-incomplete");
+      }
       if (next === "window-closed") {
         // Held for the host's results: a Run that breaks meanwhile is known before they come.
         upcoming.catch((error: unknown) => {

@@ -153,6 +153,11 @@ export class HostToolCalls {
     return this.#reissue !== undefined;
   }
 
+  /** Some call of the re-issued batch came, and some has not yet. */
+  get reissueStarted(): boolean {
+    return this.#reissue !== undefined && this.#reissued.length > 0;
+  }
+
   /** Why the re-issued batch did not match the stored one, once it did not. */
   get reissueMismatch(): string | undefined {
     return this.#mismatch;
