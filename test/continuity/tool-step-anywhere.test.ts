@@ -273,3 +273,44 @@ for (const transport of ["sse", "http2"] as const) {
     });
   });
 }
+
+describe("the Run left open on the first instance", () => {
+  it("is released when the conversation moved on elsewhere; the next turn continues the newest", async () => {
+    await withEmulator({}, async (emulator) => {
+      const store = createMemorySnapshotStore();
+      const a = instance(emulator, "sse", store);
+      const b = instance(emulator, "sse", store);
+      const asked = "::shell echo marker-31\n::text Done.";
+      const next = await firstStep(a.cursor, asked, "ses_open");
+      const done = await nextStep(b.cursor, next, "ses_open");
+      assert.match(done.text, /Done\./);
+      // The next turn lands on A, which still holds the step-1 Run.
+      const history: ModelMessage[] = [
+        ...next,
+        { role: "assistant", content: done.text },
+        user("::text Next."),
+      ];
+      const third = await nextStep(a.cursor, history, "ses_open");
+      assert.equal(third.text, "Next.");
+      assert.ok(
+        a.lines.some((l) => /^held Run released: .* reason=replaced/.test(l)),
+        a.lines.join("\n"),
+      );
+      const runs = emulator.runs();
+      assert.equal(runs.length, 3);
+      const last = runs[2];
+      assert.equal(last?.continuity, "warm", a.lines.join("\n"));
+      assert.equal(last?.conversationId, runs[0]?.conversationId);
+      assert.equal(last?.userText, "::text Next.");
+      const context = last?.modelCalls.at(-1)?.context ?? [];
+      const results = context.filter((l) =>
+        l.startsWith("tool:") && l.includes("marker-31 printed")
+      );
+      assert.equal(results.length, 1, context.join("\n"));
+      assert.ok(context.some((l) => l.startsWith("assistant:") && l.includes("Done.")));
+      // A's snapshot write of this turn continues from B's version: nothing was clobbered.
+      assert.ok(!a.lines.some((l) => l.includes("save conflict")), a.lines.join("\n"));
+      assert.deepEqual(emulator.violations(), []);
+    });
+  });
+});
