@@ -25,7 +25,12 @@ import { AgentMode } from "../../../gen/agent/v1/common_pb.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import { ActiveTurn, type StartFacts, type SuccessorKind } from "./active-turn.ts";
+import {
+  ActiveTurn,
+  type StartFacts,
+  type SuccessorKind,
+  type TurnOptions,
+} from "./active-turn.ts";
 import type { convertPrompt } from "../call/convert-prompt.ts";
 import { advertisedTools } from "../conversation/capability-epoch.ts";
 import { conversationSkills } from "../conversation/skills.ts";
@@ -202,7 +207,9 @@ export interface OpenInputs {
 }
 
 /** The provider's services every turn uses. */
-export function turnServices(config: ProviderConfig) {
+export function turnServices(
+  config: ProviderConfig,
+): Pick<TurnOptions, "newId" | "logger" | "images"> {
   return { newId: config.generateId, logger: config.logger, images: config.images };
 }
 
