@@ -38,7 +38,7 @@ import type { ActiveTurn, StartFacts } from "./run/active-turn.ts";
 import type { ModelSelection } from "./call/model-options.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
-import { matchStoredStep, openContinuedTurn } from "./run/step-continuation.ts";
+import { startContinuation } from "./run/step-continuation.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = {
@@ -374,41 +374,23 @@ export class DirectBackend implements TurnBackend {
     const { request, conversation, holdKey, selection } = inputs;
     const { key, results, options, cursorOptions } = request;
     const config = this.#config;
-    const matched = matchStoredStep(conversation.pendingStep, results);
-    if (matched === undefined) return undefined;
-    const turn = await openContinuedTurn(config, {
+    const started = await startContinuation(config, {
       conversation,
-      step: matched.step,
+      results,
       selection,
       key,
-      workspaceRoot: config.workspaceFor(cursorOptions.workspace).workspaceRoot,
+      cursorOptions,
       abortSignal: options.abortSignal,
       startFacts: WARM_UNKNOWN,
+      media: (modelId) =>
+        this.#images.resultMedia(options, results, {
+          modelId,
+          sent: conversation.sentToolImages,
+        }),
+      warn: (message) => warnings.push({ type: "other", message }),
     });
-    if (turn === undefined) return undefined;
-    for (const result of results) config.toolCallOwners.delete(result.toolCallId);
-    turn.interactions.sessionRules = cursorOptions.sessionRules;
-    const due = dueRuleReminder(conversation.ruleReminder, cursorOptions.sessionRules);
-    turn.expectReissue({
-      results: matched.results,
-      missingReason: "The host returned no result for this tool call",
-      reminder: due && { text: due.text, sent: () => conversation.noteRuleReminder(due.kind) },
-      media: await this.#images.resultMedia(options, results, {
-        modelId: turn.modelId,
-        sent: conversation.sentToolImages,
-      }),
-      answered: (delivered) => {
-        // The results are in Cursor's context: the step is not continued again.
-        conversation.awaitResults(undefined);
-        for (const message of delivered) warnings.push({ type: "other", message });
-      },
-    });
-    const toolNames = results.map((r) => r.toolName);
-    emitDiagnostic(config.logger, {
-      kind: "continuation",
-      toolNames,
-      heldRun: "restored-checkpoint",
-    });
+    if (started === undefined) return undefined;
+    const { turn, matched, toolNames } = started;
     const run = runInputs({ ...inputs, converted: request.converted });
     const allowance = turnAllowance(config, key, options.prompt);
     const hook = rebuildHook(config, {

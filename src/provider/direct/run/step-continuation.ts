@@ -21,6 +21,9 @@ import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { ActiveTurn, type StartFacts } from "./active-turn.ts";
 import { openAgentRun, turnServices } from "./run-opener.ts";
+import type { CursorCallOptions } from "../../cursor-options.ts";
+import type { ResultMedia } from "../tools/media/tool-images.ts";
+import { dueRuleReminder } from "../interactions/rule-reminder.ts";
 
 /** The host's results matched to a stored step's calls. */
 export interface MatchedStep {
@@ -137,4 +140,73 @@ export async function openContinuedTurn(
   });
   config.billing.variantOf.set(turn, selection.parameters);
   return turn;
+}
+
+/** What {@link startContinuation} takes from the call. */
+export interface ContinuationCall {
+  readonly conversation: Conversation<ActiveTurn>;
+  readonly results: readonly LanguageModelV3ToolResultPart[];
+  readonly selection: ReturnType<typeof selectModel>;
+  readonly key: string | undefined;
+  readonly cursorOptions: CursorCallOptions;
+  readonly abortSignal: AbortSignal | undefined;
+  readonly startFacts: StartFacts;
+  /** The images that came with the results, checked against the model. */
+  readonly media: (modelId: string) => Promise<ResultMedia | undefined>;
+  /** Receives a warning for the host (a result for a call the step does not owe). */
+  readonly warn: (message: string) => void;
+}
+
+/**
+ * Starts continuing the conversation's stored step when the results are its calls': opens
+ * the `resume_action` Run, arms it to answer the re-issued batch with the host's results
+ * (the rule reminder riding with the first, the step dropped once they are in), and writes
+ * the `continuation: … heldRun=restored-checkpoint` line.
+ *
+ * @param config The provider configuration.
+ * @param input The conversation, the results and the call's facts.
+ * @returns The turn, the match and the results' tool names; `undefined` when there is no
+ *   stored step for these results or no request context to send.
+ */
+export async function startContinuation(
+  config: ProviderConfig,
+  input: ContinuationCall,
+): Promise<
+  | { readonly turn: ActiveTurn; readonly matched: MatchedStep; readonly toolNames: string[] }
+  | undefined
+> {
+  const { conversation, results, cursorOptions } = input;
+  const matched = matchStoredStep(conversation.pendingStep, results);
+  if (matched === undefined) return undefined;
+  const turn = await openContinuedTurn(config, {
+    conversation,
+    step: matched.step,
+    selection: input.selection,
+    key: input.key,
+    workspaceRoot: config.workspaceFor(cursorOptions.workspace).workspaceRoot,
+    abortSignal: input.abortSignal,
+    startFacts: input.startFacts,
+  });
+  if (turn === undefined) return undefined;
+  for (const result of results) config.toolCallOwners.delete(result.toolCallId);
+  turn.interactions.sessionRules = cursorOptions.sessionRules;
+  const due = dueRuleReminder(conversation.ruleReminder, cursorOptions.sessionRules);
+  turn.expectReissue({
+    results: matched.results,
+    missingReason: "The host returned no result for this tool call",
+    reminder: due && { text: due.text, sent: () => conversation.noteRuleReminder(due.kind) },
+    media: await input.media(turn.modelId),
+    answered: (delivered) => {
+      // The results are in Cursor's context: the step is not continued again.
+      conversation.awaitResults(undefined);
+      for (const message of delivered) input.warn(message);
+    },
+  });
+  const toolNames = results.map((result) => result.toolName);
+  emitDiagnostic(config.logger, {
+    kind: "continuation",
+    toolNames,
+    heldRun: "restored-checkpoint",
+  });
+  return { turn, matched, toolNames };
 }
