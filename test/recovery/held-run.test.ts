@@ -1,11 +1,10 @@
 /**
  * Tool results that arrive after their held Run closed. After ten minutes without host
- * activity the released Run's step continues from the checkpoint Cursor saved with the
- * batch (`heldRun=restored-checkpoint`, ADR 190). Otherwise the `continuation:` line names
- * why (`remote-error` when the Run broke while the host ran the tool,
- * `missing-process-local-state` after a restart from a snapshot that holds no pending
- * step), and the turn is rebuilt from host history: the result reaches Cursor's context
- * and the answer goes on.
+ * activity, or when the Run broke while the host ran the tool (`heldRun=remote-error`
+ * first), the step continues from the checkpoint Cursor saved with the batch
+ * (`heldRun=restored-checkpoint`, ADR 190). After a restart from a snapshot that holds no
+ * pending step (`missing-process-local-state`) the turn is rebuilt from host history: the
+ * result reaches Cursor's context and the answer goes on.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -96,7 +95,7 @@ for (const transport of ["sse", "http2"] as const) {
       });
     });
 
-    it("the Run broke while the host ran the tool: heldRun=remote-error, rebuilt", async () => {
+    it("the Run broke while the host ran the tool: heldRun=remote-error, its step continues", async () => {
       const { logger, lines } = createMemoryLogger();
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator, transport, { debug: logger });
@@ -109,8 +108,17 @@ for (const transport of ["sse", "http2"] as const) {
           "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=remote-error",
           lines.join("\n"),
         );
-        assert.match(lastModelContext(emulator), /marker-31 printed/);
-        assert.ok(text.length > 0, "the rebuilt Run answers");
+        // The Run is gone, its step is not: it continues from the stored checkpoint.
+        assert.ok(
+          lines.includes(
+            "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=restored-checkpoint",
+          ),
+          lines.join("\n"),
+        );
+        assert.equal(emulator.runs().at(-1)?.action, "resume_action");
+        const context = lastModelContext(emulator);
+        assert.equal(context.split("marker-31 printed").length - 1, 1, context);
+        assert.ok(text.length > 0, "the continued Run answers");
       });
     });
 

@@ -261,7 +261,11 @@ export class DirectBackend implements TurnBackend {
     const conversation = holdKey === undefined ? undefined : config.conversations.get(holdKey);
     if (conversation === undefined || holdKey === undefined) return undefined;
     if (results.length > 0 && conversation.held !== undefined) {
-      return await this.#continueHeld({ ...inputs, conversation, holdKey }, warnings);
+      const held = await this.#continueHeld({ ...inputs, conversation, holdKey }, warnings);
+      if (held !== undefined) return held;
+      // The held Run broke while the host ran the tools: its stored step may still continue.
+      const continued = await this.#continueStep({ ...inputs, conversation, holdKey }, warnings);
+      return continued === "mismatch" ? undefined : continued;
     }
     if (conversation.held !== undefined) {
       return await this.#releaseSuperseded(request, conversation);
@@ -333,14 +337,14 @@ export class DirectBackend implements TurnBackend {
     const config = this.#config;
     const turn = config.conversations.take(conversation);
     if (turn === undefined) return undefined;
-    // The held Run takes the results: the stored step is not continued elsewhere.
-    conversation.awaitResults(undefined);
     for (const result of results) config.toolCallOwners.delete(result.toolCallId);
     const returned = new Set(results.map((result) => result.toolCallId));
     const resultsComplete = turn.pendingIds.every((id) => returned.has(id));
     turn.interactions.sessionRules = request.cursorOptions.sessionRules;
     const delivered = await this.#deliver(request, conversation, turn);
     if (delivered === undefined) return undefined;
+    // The held Run took the results: the stored step is not continued elsewhere.
+    conversation.awaitResults(undefined);
     for (const message of delivered) warnings.push({ type: "other", message });
     const run = runInputs({ ...inputs, converted: request.converted });
     const allowance = turnAllowance(config, key, options.prompt);
