@@ -150,8 +150,21 @@ export class CheckpointEligibility {
   }
 }
 
-/** The Cursor tool call id an exec or query carries (on it or its `args`), when it has one. */
-function callIdOf(value: unknown): string | undefined {
+/**
+ * The Cursor tool call id an exec or query carries (on it or its `args`), when it has one.
+ *
+ * @param value The exec's or query's message value.
+ * @returns The tool call id.
+ *
+ * @example
+ * ```ts
+ * import { callIdOf } from "./checkpoint-eligibility.ts";
+ *
+ * console.assert(callIdOf({ args: { toolCallId: "call_1" } }) === "call_1");
+ * console.assert(callIdOf({ toolCallId: "" }) === undefined);
+ * ```
+ */
+export function callIdOf(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   if ("toolCallId" in value && typeof value.toolCallId === "string" && value.toolCallId !== "") {
     return value.toolCallId;

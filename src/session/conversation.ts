@@ -38,6 +38,27 @@ export interface ConversationState {
   readonly compactionPending: boolean;
   /** Cursor's mode for the next user message (`plan` after a declined plan; unset: agent). */
   readonly cursorMode: string | undefined;
+  /** The tool step waiting for the host's results, when the last pass ended with one. */
+  readonly pendingStep?: PendingStep | undefined;
+}
+
+/** One call of a step's pending tool batch: Cursor's tool call id and the host's. */
+export interface PendingStepCall {
+  readonly cursorCallId: string;
+  readonly hostCallId: string;
+  readonly toolName: string;
+}
+
+/**
+ * A tool step waiting for the host's results (ADR 190): the checkpoint Cursor saved that
+ * holds the pending batch, and the calls of that batch. A request with the results
+ * continues from it (`resume_action`) on whichever instance it lands.
+ */
+export interface PendingStep {
+  readonly checkpoint: Uint8Array;
+  /** `usedTokens` of that checkpoint, when it had token details. */
+  readonly used: number | undefined;
+  readonly calls: readonly PendingStepCall[];
 }
 
 /** A checkpoint with the token facts it came with. */
@@ -78,6 +99,7 @@ export class Conversation<Held> {
   #turnStart: TurnStart | undefined;
   #instructionSources: Map<string, string> | undefined;
   #persistedCheckpoint: Uint8Array | undefined;
+  #persistedStep: PendingStep | undefined;
   #snapshotVersion: string | undefined;
   #heldReleaseReason: string | undefined;
   #held: Held | undefined;
@@ -167,6 +189,15 @@ export class Conversation<Held> {
   get instructionSources(): ReadonlyMap<string, string> | undefined {
     return this.#instructionSources;
   }
+  /** The tool step waiting for the host's results, see {@link PendingStep}. */
+  get pendingStep(): PendingStep | undefined {
+    return this.#state.pendingStep;
+  }
+  /** The last written snapshot holds the checkpoint and pending step (nothing to write). */
+  get snapshotCurrent(): boolean {
+    return this.#state.checkpoint === this.#persistedCheckpoint &&
+      this.#state.pendingStep === this.#persistedStep;
+  }
   /** The checkpoint the last written snapshot holds (nothing to write while it is current). */
   get persistedCheckpoint(): Uint8Array | undefined {
     return this.#persistedCheckpoint;
@@ -212,6 +243,7 @@ export class Conversation<Held> {
       checkpoint: checkpoint.bytes,
       checkpointUsed: checkpoint.used ?? state.checkpointUsed,
       checkpointCategories: checkpoint.categories ?? state.checkpointCategories,
+      pendingStep: undefined,
       ...(anchor === undefined ? {} : { history: [...anchor.history], lastAssistantText: "" }),
     };
   }
@@ -228,6 +260,16 @@ export class Conversation<Held> {
     this.#state = { ...this.#state, history: [...history], lastAssistantText: assistantText };
     this.#interruptedText = undefined;
     if (turnEnded) this.#turnStart = undefined;
+  }
+
+  /**
+   * A pass ended with `finish: tool-calls`: the step that waits for the host's results
+   * (`undefined`: none a request elsewhere can continue from), or the step was taken up.
+   *
+   * @param step The checkpoint holding the pending batch and the calls, or `undefined`.
+   */
+  awaitResults(step: PendingStep | undefined): void {
+    this.#state = { ...this.#state, pendingStep: step };
   }
 
   /** A turn's first pass begins: remembers what the conversation held before it. */
@@ -285,6 +327,7 @@ export class Conversation<Held> {
       checkpointCategories: undefined,
       frozenSystemPrompt: systemPrompt,
       requestContext: undefined,
+      pendingStep: undefined,
     };
     this.#turnStart = undefined;
     this.#ruleReminder = undefined;
@@ -351,6 +394,7 @@ export class Conversation<Held> {
    */
   bindSnapshot(version: string | undefined): void {
     this.#persistedCheckpoint = this.#state.checkpoint;
+    this.#persistedStep = this.#state.pendingStep;
     this.#snapshotVersion = version;
   }
 
@@ -427,5 +471,6 @@ function freshState(
     advertisedTools: [],
     compactionPending: false,
     cursorMode,
+    pendingStep: undefined,
   };
 }

@@ -48,9 +48,14 @@ export async function captureConversation<Held>(
   blobs: BlobStore,
   nowMs: number,
 ): Promise<Uint8Array | undefined> {
-  const checkpoint = conversation.checkpoint;
-  if (checkpoint === undefined || checkpoint.length === 0) return undefined;
+  const checkpoint = conversation.checkpoint ?? new Uint8Array(0);
+  const step = conversation.pendingStep;
+  if (checkpoint.length === 0 && step === undefined) return undefined;
   const reachable = reachableBlobs(checkpoint, blobs);
+  // The pending step's checkpoint reaches the step's blobs as well.
+  if (step !== undefined) {
+    for (const [hex, data] of reachableBlobs(step.checkpoint, blobs)) reachable.set(hex, data);
+  }
   const context = conversation.requestContext;
   return await encodeSnapshot(snapshotMessage({
     sessionKey: conversation.key,
@@ -78,6 +83,13 @@ export async function captureConversation<Held>(
     savedAtMs: BigInt(nowMs),
     compactionPending: conversation.compactionPending,
     cursorMode: conversation.cursorMode ?? "",
+    ...(step === undefined ? {} : {
+      pendingStep: {
+        checkpoint: step.checkpoint,
+        calls: step.calls.map((call) => ({ ...call })),
+        ...(step.used === undefined ? {} : { checkpointUsedTokens: step.used }),
+      },
+    }),
   }));
 }
 
@@ -156,7 +168,11 @@ function hydrate<Held>(
   snapshot: ConversationSnapshot,
   target: RestoreTarget<Held>,
 ): string | undefined {
-  if (snapshot.checkpoint.length === 0 || snapshot.conversationId === "") return "empty";
+  const step = snapshot.pendingStep;
+  const stepUsable = step !== undefined && step.checkpoint.length > 0 && step.calls.length > 0;
+  if ((snapshot.checkpoint.length === 0 && !stepUsable) || snapshot.conversationId === "") {
+    return "empty";
+  }
   let requestContext: Conversation<Held>["requestContext"];
   try {
     requestContext = snapshot.requestContext.length === 0 ? undefined : {
@@ -189,7 +205,7 @@ function hydrate<Held>(
   conversation.restore({
     conversationId: conversation.conversationId,
     groupId: conversation.groupId,
-    checkpoint: snapshot.checkpoint,
+    checkpoint: snapshot.checkpoint.length === 0 ? undefined : snapshot.checkpoint,
     checkpointUsed: snapshot.checkpointUsedTokens,
     checkpointCategories: Object.keys(snapshot.checkpointCategories).length === 0
       ? undefined
@@ -201,6 +217,17 @@ function hydrate<Held>(
     advertisedTools: tools,
     compactionPending: snapshot.compactionPending,
     cursorMode: snapshot.cursorMode === "" ? undefined : snapshot.cursorMode,
+    pendingStep: stepUsable
+      ? {
+        checkpoint: step.checkpoint,
+        used: step.checkpointUsedTokens,
+        calls: step.calls.map((call) => ({
+          cursorCallId: call.cursorCallId,
+          hostCallId: call.hostCallId,
+          toolName: call.toolName,
+        })),
+      }
+      : undefined,
   }, undefined);
   return undefined;
 }

@@ -1,15 +1,20 @@
 /**
- * Tool results that arrive after their held Run closed: the `continuation:` line names
- * why (`heldRun=hard-cap-expired` after ten minutes without host activity, `remote-error`
- * when the Run broke while the host ran the tool, `missing-process-local-state` after a
- * restart), and the turn is rebuilt from host history: the result reaches Cursor's
- * context and the answer goes on.
+ * Tool results that arrive after their held Run closed. After ten minutes without host
+ * activity, or when the Run broke while the host ran the tool (`heldRun=remote-error`
+ * first), the step continues from the checkpoint Cursor saved with the batch
+ * (`heldRun=restored-checkpoint`, ADR 190). After a restart from a snapshot that holds no
+ * pending step (`missing-process-local-state`) the turn is rebuilt from host history: the
+ * result reaches Cursor's context and the answer goes on.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ModelMessage, streamText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
-import { createMemorySnapshotStore } from "../../src/session/snapshot-store.ts";
+import {
+  type ConversationSnapshotStore,
+  createMemorySnapshotStore,
+} from "../../src/session/snapshot-store.ts";
+import { decodeSnapshot, encodeSnapshot } from "../../src/session/snapshot-codec.ts";
 import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { complete, declaredBash, lastModelContext, quiet, session, user } from "./support.ts";
@@ -46,13 +51,28 @@ async function firstStep(
   ];
 }
 
+/** A store that writes snapshots as a version without pending steps wrote them. */
+function withoutPendingSteps(store: ConversationSnapshotStore): ConversationSnapshotStore {
+  return {
+    ...store,
+    write: async (key, bytes, options) => {
+      const decoded = await decodeSnapshot(bytes);
+      if (!decoded.ok) return await store.write(key, bytes, options);
+      decoded.snapshot.pendingStep = undefined;
+      // Such a version wrote nothing for a conversation without a checkpoint of its own.
+      if (decoded.snapshot.checkpoint.length === 0) return undefined;
+      return await store.write(key, await encodeSnapshot(decoded.snapshot), options);
+    },
+  };
+}
+
 function continuationLine(lines: readonly string[]): string | undefined {
   return lines.find((l) => l.startsWith("continuation: "));
 }
 
 for (const transport of ["sse", "http2"] as const) {
   describe(`tool results after the held Run closed (${transport})`, () => {
-    it("ten minutes without host activity: heldRun=hard-cap-expired, rebuilt", async () => {
+    it("ten minutes without host activity: the released Run's step continues from its checkpoint", async () => {
       const { logger, lines } = createMemoryLogger();
       let clock = Date.now();
       const settings: CursorProviderSettings = { debug: logger, now: () => clock };
@@ -63,15 +83,19 @@ for (const transport of ["sse", "http2"] as const) {
         const text = await complete(cursor, next, "ses_cap", { bash: declaredBash });
         assert.equal(
           continuationLine(lines),
-          "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=hard-cap-expired",
+          "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=restored-checkpoint",
         );
         assert.ok(lines.some((l) => /held Run released: .* reason=hard-cap-expired/.test(l)));
-        assert.match(lastModelContext(emulator), /marker-31 printed/);
-        assert.ok(text.length > 0, "the rebuilt Run answers");
+        const run = emulator.runs().at(-1);
+        assert.equal(run?.action, "resume_action");
+        assert.equal(run?.conversationId, emulator.runs()[0]?.conversationId);
+        const context = lastModelContext(emulator);
+        assert.equal(context.split("marker-31 printed").length - 1, 1, context);
+        assert.ok(text.length > 0, "the continued Run answers");
       });
     });
 
-    it("the Run broke while the host ran the tool: heldRun=remote-error, rebuilt", async () => {
+    it("the Run broke while the host ran the tool: heldRun=remote-error, its step continues", async () => {
       const { logger, lines } = createMemoryLogger();
       await withEmulator({}, async (emulator) => {
         const cursor = emulatorProvider(emulator, transport, { debug: logger });
@@ -84,14 +108,23 @@ for (const transport of ["sse", "http2"] as const) {
           "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=remote-error",
           lines.join("\n"),
         );
-        assert.match(lastModelContext(emulator), /marker-31 printed/);
-        assert.ok(text.length > 0, "the rebuilt Run answers");
+        // The Run is gone, its step is not: it continues from the stored checkpoint.
+        assert.ok(
+          lines.includes(
+            "continuation: 1 interrupted trailing tool result(s) [bash] heldRun=restored-checkpoint",
+          ),
+          lines.join("\n"),
+        );
+        assert.equal(emulator.runs().at(-1)?.action, "resume_action");
+        const context = lastModelContext(emulator);
+        assert.equal(context.split("marker-31 printed").length - 1, 1, context);
+        assert.ok(text.length > 0, "the continued Run answers");
       });
     });
 
-    it("after a restart: heldRun=missing-process-local-state, rebuilt", async () => {
+    it("after a restart from a snapshot without the step: heldRun=missing-process-local-state, rebuilt", async () => {
       const { logger, lines } = createMemoryLogger();
-      const snapshots = createMemorySnapshotStore();
+      const snapshots = withoutPendingSteps(createMemorySnapshotStore());
       await withEmulator({}, async (emulator) => {
         const before = emulatorProvider(emulator, transport, { conversationSnapshots: snapshots });
         await complete(before, [user("Say hi")], "ses_restart");

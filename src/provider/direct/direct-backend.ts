@@ -39,6 +39,7 @@ import type { ActiveTurn, StartFacts } from "./run/active-turn.ts";
 import type { ModelSelection } from "./call/model-options.ts";
 import { planHandoff } from "./interactions/plan-handoff.ts";
 import { dueRuleReminder } from "./interactions/rule-reminder.ts";
+import { startContinuation } from "./run/step-continuation.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = {
@@ -266,10 +267,22 @@ export class DirectBackend implements TurnBackend {
     const conversation = holdKey === undefined ? undefined : config.conversations.get(holdKey);
     if (conversation === undefined || holdKey === undefined) return undefined;
     if (results.length > 0 && conversation.held !== undefined) {
-      return await this.#continueHeld({ ...inputs, conversation, holdKey }, warnings);
+      const held = await this.#continueHeld({ ...inputs, conversation, holdKey }, warnings);
+      if (held !== undefined) return held;
+      // The held Run broke while the host ran the tools: its stored step may still continue.
+      const continued = await this.#continueStep({ ...inputs, conversation, holdKey }, warnings);
+      return continued === "mismatch" ? undefined : continued;
     }
     if (conversation.held !== undefined) {
       return await this.#releaseSuperseded(request, conversation);
+    }
+    if (results.length > 0) {
+      const continued = await this.#continueStep({ ...inputs, conversation, holdKey }, warnings);
+      if (continued === "mismatch") return undefined;
+      if (continued !== undefined) return continued;
+    } else {
+      // A new message instead of the step's results: the step is not continued.
+      conversation.awaitResults(undefined);
     }
     if (results.length > 0) {
       emitDiagnostic(config.logger, {
@@ -336,6 +349,8 @@ export class DirectBackend implements TurnBackend {
     turn.interactions.sessionRules = request.cursorOptions.sessionRules;
     const delivered = await this.#deliver(request, conversation, turn);
     if (delivered === undefined) return undefined;
+    // The held Run took the results: the stored step is not continued elsewhere.
+    conversation.awaitResults(undefined);
     for (const message of delivered) warnings.push({ type: "other", message });
     const run = runInputs({ ...inputs, converted: request.converted });
     const allowance = turnAllowance(config, key, options.prompt);
@@ -348,6 +363,80 @@ export class DirectBackend implements TurnBackend {
       stream: persistWhenDone(stream, config, conversation),
       requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
     };
+  }
+
+  /**
+   * Continues the conversation's stored step (ADR 190) when the results are its calls':
+   * a `resume_action` Run from the step's checkpoint, whose re-issued batch is answered
+   * with the host's results.
+   *
+   * @returns The turn; `"mismatch"` when Cursor re-issued another batch (the caller
+   *   rebuilds from host history, the reason logged); `undefined` when there is no step
+   *   to continue.
+   */
+  async #continueStep(
+    inputs: Omit<CallInputs, "converted"> & {
+      readonly conversation: Conversation<ActiveTurn>;
+      readonly holdKey: string;
+    },
+    warnings: SharedV3Warning[],
+  ): Promise<StartedTurn | "mismatch" | undefined> {
+    const { request, conversation, holdKey, selection } = inputs;
+    const { key, results, options, cursorOptions } = request;
+    const config = this.#config;
+    const started = await startContinuation(config, {
+      conversation,
+      results,
+      selection,
+      key,
+      cursorOptions,
+      abortSignal: options.abortSignal,
+      startFacts: WARM_UNKNOWN,
+      media: (modelId) =>
+        this.#images.resultMedia(options, results, {
+          modelId,
+          sent: conversation.sentToolImages,
+        }),
+      warn: (message) => warnings.push({ type: "other", message }),
+    });
+    if (started === undefined) return undefined;
+    const { turn, matched, toolNames } = started;
+    const run = runInputs({ ...inputs, converted: request.converted });
+    const allowance = turnAllowance(config, key, options.prompt);
+    const hook = rebuildHook(config, {
+      ...run,
+      conversation,
+      resultsComplete: matched.complete,
+      allowance,
+    });
+    const context = this.#streamContext(run, turn, conversation, holdKey, allowance);
+    try {
+      const stream = await openTurnStream({
+        ...context,
+        // A batch that is not the stored one is not retried: the step is rebuilt instead.
+        recover: (failed) =>
+          failed.turn.reissueMismatch === undefined ? hook(failed) : Promise.resolve(undefined),
+        surfaced: (error) => {
+          if (turn.reissueMismatch === undefined) context.surfaced(error);
+        },
+        diagnostics: { sessionKey: key ?? "none", ...WARM_UNKNOWN },
+      });
+      return {
+        stream: persistWhenDone(stream, config, conversation),
+        requestBody: { model: turn.modelId, conversationId: turn.conversationId, resumed: true },
+      };
+    } catch (error) {
+      const reason = turn.reissueMismatch;
+      if (reason === undefined) throw error;
+      conversation.awaitResults(undefined);
+      emitDiagnostic(config.logger, {
+        kind: "continuation",
+        toolNames,
+        heldRun: "stored-batch-mismatch",
+        reason,
+      });
+      return "mismatch";
+    }
   }
 
   /**

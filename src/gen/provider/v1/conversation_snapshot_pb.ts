@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file provider/v1/conversation_snapshot.proto.
  */
 export const file_provider_v1_conversation_snapshot: GenFile = /*@__PURE__*/
-  fileDesc("Cidwcm92aWRlci92MS9jb252ZXJzYXRpb25fc25hcHNob3QucHJvdG8SC3Byb3ZpZGVyLnYxIvcEChRDb252ZXJzYXRpb25TbmFwc2hvdBITCgtzZXNzaW9uX2tleRgBIAEoCRIXCg9jb252ZXJzYXRpb25faWQYAiABKAkSHQoVY29udmVyc2F0aW9uX2dyb3VwX2lkGAMgASgJEhIKCmNoZWNrcG9pbnQYBCABKAwSIwoWY2hlY2twb2ludF91c2VkX3Rva2VucxgFIAEoDUgAiAEBEloKFWNoZWNrcG9pbnRfY2F0ZWdvcmllcxgGIAMoCzI7LnByb3ZpZGVyLnYxLkNvbnZlcnNhdGlvblNuYXBzaG90LkNoZWNrcG9pbnRDYXRlZ29yaWVzRW50cnkSHAoUZnJvemVuX3N5c3RlbV9wcm9tcHQYByABKAkSDwoHaGlzdG9yeRgIIAMoCRIbChNsYXN0X2Fzc2lzdGFudF90ZXh0GAkgASgJEhcKD3JlcXVlc3RfY29udGV4dBgKIAEoDBIbChNyZXF1ZXN0X2NvbnRleHRfa2V5GAsgASgJEjMKEGFkdmVydGlzZWRfdG9vbHMYDCADKAsyGS5wcm92aWRlci52MS5TbmFwc2hvdFRvb2wSKAoFYmxvYnMYDSADKAsyGS5wcm92aWRlci52MS5TbmFwc2hvdEJsb2ISEwoLc2F2ZWRfYXRfbXMYDiABKAQSGgoSY29tcGFjdGlvbl9wZW5kaW5nGA8gASgIEhMKC2N1cnNvcl9tb2RlGBAgASgJGjsKGUNoZWNrcG9pbnRDYXRlZ29yaWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4AUIZChdfY2hlY2twb2ludF91c2VkX3Rva2VucyJMCgxTbmFwc2hvdFRvb2wSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgDIAEoCSIoCgxTbmFwc2hvdEJsb2ISCgoCaWQYASABKAwSDAoEZGF0YRgCIAEoDGIGcHJvdG8z");
+  fileDesc("Cidwcm92aWRlci92MS9jb252ZXJzYXRpb25fc25hcHNob3QucHJvdG8SC3Byb3ZpZGVyLnYxIr0FChRDb252ZXJzYXRpb25TbmFwc2hvdBITCgtzZXNzaW9uX2tleRgBIAEoCRIXCg9jb252ZXJzYXRpb25faWQYAiABKAkSHQoVY29udmVyc2F0aW9uX2dyb3VwX2lkGAMgASgJEhIKCmNoZWNrcG9pbnQYBCABKAwSIwoWY2hlY2twb2ludF91c2VkX3Rva2VucxgFIAEoDUgAiAEBEloKFWNoZWNrcG9pbnRfY2F0ZWdvcmllcxgGIAMoCzI7LnByb3ZpZGVyLnYxLkNvbnZlcnNhdGlvblNuYXBzaG90LkNoZWNrcG9pbnRDYXRlZ29yaWVzRW50cnkSHAoUZnJvemVuX3N5c3RlbV9wcm9tcHQYByABKAkSDwoHaGlzdG9yeRgIIAMoCRIbChNsYXN0X2Fzc2lzdGFudF90ZXh0GAkgASgJEhcKD3JlcXVlc3RfY29udGV4dBgKIAEoDBIbChNyZXF1ZXN0X2NvbnRleHRfa2V5GAsgASgJEjMKEGFkdmVydGlzZWRfdG9vbHMYDCADKAsyGS5wcm92aWRlci52MS5TbmFwc2hvdFRvb2wSKAoFYmxvYnMYDSADKAsyGS5wcm92aWRlci52MS5TbmFwc2hvdEJsb2ISEwoLc2F2ZWRfYXRfbXMYDiABKAQSGgoSY29tcGFjdGlvbl9wZW5kaW5nGA8gASgIEhMKC2N1cnNvcl9tb2RlGBAgASgJEjMKDHBlbmRpbmdfc3RlcBgRIAEoCzIYLnByb3ZpZGVyLnYxLlBlbmRpbmdTdGVwSAGIAQEaOwoZQ2hlY2twb2ludENhdGVnb3JpZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBQhkKF19jaGVja3BvaW50X3VzZWRfdG9rZW5zQg8KDV9wZW5kaW5nX3N0ZXAijgEKC1BlbmRpbmdTdGVwEhIKCmNoZWNrcG9pbnQYASABKAwSKwoFY2FsbHMYAiADKAsyHC5wcm92aWRlci52MS5QZW5kaW5nU3RlcENhbGwSIwoWY2hlY2twb2ludF91c2VkX3Rva2VucxgDIAEoDUgAiAEBQhkKF19jaGVja3BvaW50X3VzZWRfdG9rZW5zIlIKD1BlbmRpbmdTdGVwQ2FsbBIWCg5jdXJzb3JfY2FsbF9pZBgBIAEoCRIUCgxob3N0X2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJIkwKDFNuYXBzaG90VG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhkKEWlucHV0X3NjaGVtYV9qc29uGAMgASgJIigKDFNuYXBzaG90QmxvYhIKCgJpZBgBIAEoDBIMCgRkYXRhGAIgASgMYgZwcm90bzM");
 
 /**
  * One host conversation bound to its Cursor conversation.
@@ -121,6 +121,14 @@ export type ConversationSnapshot = Message<"provider.v1.ConversationSnapshot"> &
    * @generated from field: string cursor_mode = 16;
    */
   cursorMode: string;
+
+  /**
+   * A tool step waiting for the host's results (the step ended with `finish: tool-calls`);
+   * absent when none is: an older snapshot without it restores as before.
+   *
+   * @generated from field: optional provider.v1.PendingStep pending_step = 17;
+   */
+  pendingStep?: PendingStep | undefined;
 };
 
 /**
@@ -129,6 +137,69 @@ export type ConversationSnapshot = Message<"provider.v1.ConversationSnapshot"> &
  */
 export const ConversationSnapshotSchema: GenMessage<ConversationSnapshot> = /*@__PURE__*/
   messageDesc(file_provider_v1_conversation_snapshot, 0);
+
+/**
+ * The checkpoint Cursor saved holding a step's pending tool batch, and the calls of that
+ * batch: a request with the host's results continues from it on any instance.
+ *
+ * @generated from message provider.v1.PendingStep
+ */
+export type PendingStep = Message<"provider.v1.PendingStep"> & {
+  /**
+   * The checkpoint, byte for byte (its pending_tool_calls list the batch).
+   *
+   * @generated from field: bytes checkpoint = 1;
+   */
+  checkpoint: Uint8Array;
+
+  /**
+   * @generated from field: repeated provider.v1.PendingStepCall calls = 2;
+   */
+  calls: PendingStepCall[];
+
+  /**
+   * `usedTokens` of that checkpoint, when it had token details.
+   *
+   * @generated from field: optional uint32 checkpoint_used_tokens = 3;
+   */
+  checkpointUsedTokens?: number | undefined;
+};
+
+/**
+ * Describes the message provider.v1.PendingStep.
+ * Use `create(PendingStepSchema)` to create a new message.
+ */
+export const PendingStepSchema: GenMessage<PendingStep> = /*@__PURE__*/
+  messageDesc(file_provider_v1_conversation_snapshot, 1);
+
+/**
+ * One call of the pending batch: Cursor's tool call id and the host's.
+ *
+ * @generated from message provider.v1.PendingStepCall
+ */
+export type PendingStepCall = Message<"provider.v1.PendingStepCall"> & {
+  /**
+   * @generated from field: string cursor_call_id = 1;
+   */
+  cursorCallId: string;
+
+  /**
+   * @generated from field: string host_call_id = 2;
+   */
+  hostCallId: string;
+
+  /**
+   * @generated from field: string tool_name = 3;
+   */
+  toolName: string;
+};
+
+/**
+ * Describes the message provider.v1.PendingStepCall.
+ * Use `create(PendingStepCallSchema)` to create a new message.
+ */
+export const PendingStepCallSchema: GenMessage<PendingStepCall> = /*@__PURE__*/
+  messageDesc(file_provider_v1_conversation_snapshot, 2);
 
 /**
  * A host tool advertised to Cursor.
@@ -159,7 +230,7 @@ export type SnapshotTool = Message<"provider.v1.SnapshotTool"> & {
  * Use `create(SnapshotToolSchema)` to create a new message.
  */
 export const SnapshotToolSchema: GenMessage<SnapshotTool> = /*@__PURE__*/
-  messageDesc(file_provider_v1_conversation_snapshot, 1);
+  messageDesc(file_provider_v1_conversation_snapshot, 3);
 
 /**
  * One content-addressed blob.
@@ -183,5 +254,5 @@ export type SnapshotBlob = Message<"provider.v1.SnapshotBlob"> & {
  * Use `create(SnapshotBlobSchema)` to create a new message.
  */
 export const SnapshotBlobSchema: GenMessage<SnapshotBlob> = /*@__PURE__*/
-  messageDesc(file_provider_v1_conversation_snapshot, 2);
+  messageDesc(file_provider_v1_conversation_snapshot, 4);
 

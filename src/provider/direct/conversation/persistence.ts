@@ -69,16 +69,18 @@ export async function restoreIfAbsent(
 
 /**
  * Whether the store holds a newer snapshot of the conversation than the one it continues
- * from: another process finished a turn of it. Only a store that reports versions
- * cheaply is asked (never a held Run's conversation: its tool step continues here); a
- * store that cannot answer counts as not newer.
+ * from: another process finished a turn or a step of it. A Run held here for that step
+ * is then stale (another instance continued the step from its stored checkpoint, ADR
+ * 190): the restore replaces the conversation and releases it (`reason=replaced`). Only a
+ * store that reports versions cheaply is asked; a store that cannot answer counts as not
+ * newer.
  */
 async function supersededInStore(
   config: ProviderConfig,
   snapshots: NonNullable<ProviderConfig["snapshots"]>,
   conversation: Conversation<unknown>,
 ): Promise<boolean> {
-  if (snapshots.version === undefined || conversation.held !== undefined) return false;
+  if (snapshots.version === undefined) return false;
   try {
     const stored = await snapshots.version(snapshotStoreKey(config.apiBaseURL, conversation.key));
     return stored !== undefined && stored !== conversation.snapshotVersion;
@@ -103,7 +105,7 @@ export async function persistConversation(
 ): Promise<void> {
   const snapshots = config.snapshots;
   if (snapshots === undefined || conversation.key.startsWith("anonymous:")) return;
-  if (conversation.checkpoint === conversation.persistedCheckpoint) return;
+  if (conversation.snapshotCurrent) return;
   try {
     const bytes = await captureConversation(conversation, config.blobs, config.now());
     if (bytes === undefined) return;

@@ -80,6 +80,8 @@ export interface ContinuationEvent {
   readonly kind: "continuation";
   readonly toolNames: readonly string[];
   readonly heldRun: string;
+  /** Why a stored step could not be continued (`heldRun=stored-batch-mismatch`). */
+  readonly reason?: string;
 }
 
 /** `call failed:` (message already redacted). */

@@ -72,7 +72,7 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
     case "continuation":
       return `continuation: ${event.toolNames.length} interrupted trailing tool result(s) [${
         event.toolNames.join(",")
-      }] heldRun=${event.heldRun}`;
+      }] heldRun=${event.heldRun}${event.reason === undefined ? "" : ` reason=${event.reason}`}`;
     case "call-failed":
       return `call failed: ${event.message}`;
     case "run-warning":

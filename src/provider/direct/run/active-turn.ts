@@ -26,11 +26,17 @@ import type { HostTools } from "../tools/host-tools.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { TurnInteractions } from "../interactions/turn-interactions.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
-import { HostToolCalls } from "./host-tool-calls.ts";
+import { HostToolCalls, type ReissueBatch } from "./host-tool-calls.ts";
+import type { PendingStep } from "../../../session/conversation.ts";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ConversationStateStructureSchema } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
+
+/** How long to wait for the rest of a re-issued batch once its first exec came. */
+export const REISSUE_WINDOW_MS = 1000;
 
 /** Why a pump stopped. */
 export type PumpOutcome = "tool-calls" | "turn-ended";
@@ -101,6 +107,10 @@ export class ActiveTurn {
   #pumpPasses = 0;
   #passGuard: ReplayGuard = new ReplayGuard();
   #heldFailure: unknown;
+  /** The latest checkpoint of this pass that lists pending tool calls, and how many. */
+  #staged:
+    | { readonly bytes: Uint8Array; readonly used?: number; readonly pending: number }
+    | undefined;
   #next: Promise<IteratorResult<RunEvent, void>> | undefined;
   readonly #options: TurnOptions;
   readonly #logger: DebugLogger;
@@ -201,6 +211,38 @@ export class ActiveTurn {
   }
 
   /**
+   * The step a request elsewhere can continue from (ADR 190), once the pass ended with
+   * `finish: tool-calls`: the latest checkpoint of the pass whose pending tool calls are
+   * as many as the execs the host owes, and those calls. `undefined` when the host owes
+   * anything Cursor cannot re-issue (a question, a write probe) or no such checkpoint came.
+   *
+   * @returns The step, or `undefined`.
+   */
+  heldStep(): PendingStep | undefined {
+    const staged = this.#staged;
+    const calls = this.#calls.pendingStepCalls();
+    if (staged === undefined || calls === undefined) return undefined;
+    const execs = calls.filter((call) => call.cursorCallId !== "").length;
+    if (execs === 0 || execs !== staged.pending) return undefined;
+    return { checkpoint: staged.bytes, used: staged.used, calls };
+  }
+
+  /**
+   * This Run continues a stored step (`resume_action`): the batch Cursor re-issues is
+   * answered with the host's results, never emitted to the host again.
+   *
+   * @param batch The host's results by Cursor's tool call id.
+   */
+  expectReissue(batch: ReissueBatch): void {
+    this.#calls.expectReissue(batch);
+  }
+
+  /** Why the re-issued batch did not match the stored step, once it did not. */
+  get reissueMismatch(): string | undefined {
+    return this.#calls.reissueMismatch;
+  }
+
+  /**
    * Starts the next pump: a fresh mapper state for this `doStream` call.
    *
    * @param taking The Run this one takes the pass over from (a replay, a resume, a plan's
@@ -209,6 +251,7 @@ export class ActiveTurn {
   beginPass(taking?: ActiveTurn): void {
     this.#pumpPasses++;
     this.#passGuard = new ReplayGuard();
+    this.#staged = undefined;
     const previous = this.#state;
     this.#state = {
       ...createRunStreamState(),
@@ -263,9 +306,19 @@ export class ActiveTurn {
     for (;;) {
       const upcoming: Promise<IteratorResult<RunEvent, void>> = this.#next ?? this.events.next();
       this.#next = upcoming;
-      const next: IteratorResult<RunEvent, void> | "window-closed" = batchOpen
-        ? await raceWindow(upcoming, BATCH_WINDOW_MS)
-        : await upcoming;
+      const window = batchOpen
+        ? BATCH_WINDOW_MS
+        : this.#calls.reissueStarted
+        ? REISSUE_WINDOW_MS
+        : undefined;
+      const next: IteratorResult<RunEvent, void> | "window-closed" = window === undefined
+        ? await upcoming
+        : await raceWindow(upcoming, window);
+      // Cursor waits for the results of what it re-issued: a batch short of a stored call
+      // would wait forever.
+      if (next === "window-closed" && this.#calls.awaitingReissue) {
+        this.#calls.mismatchReissue("batch-incomplete");
+      }
       if (next === "window-closed") {
         // Held for the host's results: a Run that breaks meanwhile is known before they come.
         upcoming.catch((error: unknown) => {
@@ -275,13 +328,12 @@ export class ActiveTurn {
       }
       this.#next = undefined;
       if (next.done) {
+        if (this.#calls.awaitingReissue) this.#calls.mismatchReissue("run-ended");
         for (const part of closeOpenParts(this.#state)) emit(part);
         return "turn-ended";
       }
       const event: RunEvent = next.value;
-      this.guard.observe(event);
-      this.#passGuard.observe(event);
-      this.checkpoints.observe(event);
+      this.#observe(event);
       if (event.type === "exec") {
         batchOpen = (await this.#calls.bridge(event.exec, tools, emit, closeOpen)) || batchOpen;
         continue;
@@ -313,6 +365,30 @@ export class ActiveTurn {
   }
 
   /**
+   * Records an event in the trackers. While a stored step's batch is re-issued, its execs
+   * and displays are no replay barrier (the host history holds them, results included),
+   * and anything the model says before the batch is whole means it is not the stored one.
+   */
+  #observe(event: RunEvent): void {
+    const reissuing = this.#calls.awaitingReissue;
+    if (reissuing && REISSUE_BREAKERS.has(event.type)) {
+      this.#calls.mismatchReissue(`model-${event.type}`);
+    }
+    if (!(reissuing && (event.type === "exec" || event.type === "tool-display"))) {
+      this.guard.observe(event);
+      this.#passGuard.observe(event);
+    }
+    this.checkpoints.observe(event);
+    if (event.type === "checkpoint" && event.bytes.length > 0) {
+      const pending = pendingToolCalls(event.bytes);
+      const used = event.tokenDetails?.usedTokens;
+      if (pending > 0) {
+        this.#staged = { bytes: event.bytes, pending, ...(used ? { used } : {}) };
+      }
+    }
+  }
+
+  /**
    * Answers the interactions still waiting on this Run before it is released for a new
    * user turn: with the host's recorded result when the prompt's history has one, else
    * with an explicit decline.
@@ -335,6 +411,23 @@ export class ActiveTurn {
    */
   cancel(): Promise<void> {
     return this.run.cancel();
+  }
+}
+
+/** Events that show the model went on instead of re-issuing the stored batch. */
+const REISSUE_BREAKERS: ReadonlySet<RunEvent["type"]> = new Set([
+  "text-delta",
+  "thinking-delta",
+  "turn-ended",
+  "interaction",
+]);
+
+/** How many pending tool calls a checkpoint lists (0 when it cannot be read). */
+function pendingToolCalls(bytes: Uint8Array): number {
+  try {
+    return fromBinary(ConversationStateStructureSchema, bytes).pendingToolCalls.length;
+  } catch {
+    return 0;
   }
 }
 

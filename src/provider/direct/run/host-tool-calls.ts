@@ -12,6 +12,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../../core/logger.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
 import type { AgentRun } from "../../../session/agent-run.ts";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../../gen/agent/v1/common_pb.ts";
@@ -29,6 +30,22 @@ import { TurnInteractions } from "../interactions/turn-interactions.ts";
 import { withRuleReminder } from "../interactions/rule-reminder.ts";
 import { parseProbe, type RawFile } from "../tools/files/raw-file.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
+import { callIdOf } from "../../../session/checkpoint-eligibility.ts";
+import type { PendingStepCall } from "../../../session/conversation.ts";
+
+/**
+ * The host's results for a batch Cursor re-issues on a continued Run (ADR 190), by
+ * Cursor's tool call id, and what their delivery takes.
+ */
+export interface ReissueBatch {
+  /** Host results by Cursor's tool call id (each stored call's result). */
+  readonly results: Map<string, LanguageModelV3ToolResultPart>;
+  readonly missingReason: string;
+  readonly reminder: { readonly text: string; readonly sent: () => void } | undefined;
+  readonly media: ResultMedia | undefined;
+  /** Called once every call of the batch was answered. */
+  readonly answered: (warnings: readonly string[]) => void;
+}
 
 /** A host tool call waiting for its result: one standing for an exec, or a display-only mirror. */
 type PendingCall =
@@ -68,6 +85,9 @@ export class HostToolCalls {
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
   readonly #images: ImageStaging | undefined;
+  #reissue: ReissueBatch | undefined;
+  #mismatch: string | undefined;
+  readonly #reissued: LanguageModelV3ToolResultPart[] = [];
 
   constructor(options: {
     run: AgentRun;
@@ -97,6 +117,67 @@ export class HostToolCalls {
   /** Tool call ids the host still owes a result for. */
   get pendingIds(): string[] {
     return [...this.#pending.keys()];
+  }
+
+  /**
+   * The calls the host owes, with Cursor's tool call ids: `undefined` unless each stands for
+   * an exec Cursor can re-issue (or is display-only, `cursorCallId` empty).
+   */
+  pendingStepCalls(): PendingStepCall[] | undefined {
+    const calls: PendingStepCall[] = [];
+    for (const [hostCallId, pending] of this.#pending) {
+      if (pending.kind === "display") {
+        calls.push({ cursorCallId: "", hostCallId, toolName: "" });
+        continue;
+      }
+      if (pending.kind !== "exec") return undefined;
+      const cursorCallId = callIdOf(pending.exec.message.value);
+      if (cursorCallId === undefined) return undefined;
+      calls.push({ cursorCallId, hostCallId, toolName: pending.call.toolName });
+    }
+    return calls;
+  }
+
+  /**
+   * Answers the batch Cursor re-issues on this Run with the host's results instead of
+   * emitting new host tool calls.
+   *
+   * @param batch The host's results by Cursor's tool call id.
+   */
+  expectReissue(batch: ReissueBatch): void {
+    this.#reissue = batch.results.size === 0 ? undefined : batch;
+  }
+
+  /** Some call of the re-issued batch has not come yet. */
+  get awaitingReissue(): boolean {
+    return this.#reissue !== undefined;
+  }
+
+  /** Some call of the re-issued batch came, and some has not yet. */
+  get reissueStarted(): boolean {
+    return this.#reissue !== undefined && this.#reissued.length > 0;
+  }
+
+  /** Why the re-issued batch did not match the stored one, once it did not. */
+  get reissueMismatch(): string | undefined {
+    return this.#mismatch;
+  }
+
+  /**
+   * The Run did not re-issue the stored batch: the continuation gives up (not retried, the
+   * caller rebuilds the step from host history).
+   *
+   * @param reason A runbook token (`unknown-call-<id>`, `other-tool-<id>`, `model-called`, …).
+   * @throws {CursorError} `interrupted`, always.
+   */
+  mismatchReissue(reason: string): never {
+    this.#mismatch = reason;
+    this.#reissue = undefined;
+    throw new CursorError(
+      "interrupted",
+      `Cursor did not re-issue the stored tool batch (${reason})`,
+      { retryable: false },
+    );
   }
 
   /**
@@ -210,20 +291,13 @@ export class HostToolCalls {
     emit: Emit,
     closeOpen: CloseOpen,
   ): Promise<boolean> {
+    if (this.#reissue !== undefined) return await this.#answerReissued(this.#reissue, exec, tools);
     const stopped = this.interactions.stopReason;
     if (stopped !== undefined) {
       await this.#run.refuseExec(exec, stopped);
       return false;
     }
-    const decision = bridgeExec(exec, {
-      tools,
-      reads: this.#reads,
-      files: this.#files,
-      nonce: () => this.#newId().replaceAll("-", ""),
-      workspaceRoot: this.#workspaceRoot,
-      tasks: this.#tasks,
-      images: this.#images,
-    });
+    const decision = this.#decide(exec, tools);
     if (decision.type === "refuse") {
       emitDiagnostic(this.#logger, {
         kind: "exec-refused",
@@ -251,6 +325,49 @@ export class HostToolCalls {
     );
     this.count++;
     return true;
+  }
+
+  #decide(exec: ExecServerMessage, tools: HostTools) {
+    return bridgeExec(exec, {
+      tools,
+      reads: this.#reads,
+      files: this.#files,
+      nonce: () => this.#newId().replaceAll("-", ""),
+      workspaceRoot: this.#workspaceRoot,
+      tasks: this.#tasks,
+      images: this.#images,
+    });
+  }
+
+  /**
+   * An exec of the re-issued batch: it stands for the host call whose result came, and is
+   * answered with it once the whole batch is here (nothing goes to the host).
+   *
+   * @returns `false`: no host tool call was emitted.
+   * @throws {CursorError} `interrupted` when the exec is not one of the stored batch.
+   */
+  async #answerReissued(
+    batch: ReissueBatch,
+    exec: ExecServerMessage,
+    tools: HostTools,
+  ): Promise<boolean> {
+    const cursorCallId = callIdOf(exec.message.value);
+    const result = cursorCallId === undefined ? undefined : batch.results.get(cursorCallId);
+    if (cursorCallId === undefined || result === undefined) {
+      this.mismatchReissue(`unknown-call-${cursorCallId ?? "without-id"}`);
+    }
+    const decision = this.#decide(exec, tools);
+    if (decision.type !== "call" || decision.call.toolName !== result.toolName) {
+      this.mismatchReissue(`other-tool-${cursorCallId}`);
+    }
+    batch.results.delete(cursorCallId);
+    this.#pending.set(result.toolCallId, { kind: "exec", exec, call: decision.call });
+    this.#reissued.push(result);
+    if (batch.results.size > 0) return false;
+    this.#reissue = undefined;
+    const taken = this.#reissued.splice(0);
+    batch.answered(await this.deliver(taken, batch.missingReason, batch.reminder, batch.media));
+    return false;
   }
 
   /** Remembers a task's display arguments for the subagent exec that follows. */

@@ -24,7 +24,12 @@ import { AgentMode } from "../../../gen/agent/v1/common_pb.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
-import { ActiveTurn, type StartFacts, type SuccessorKind } from "./active-turn.ts";
+import {
+  ActiveTurn,
+  type StartFacts,
+  type SuccessorKind,
+  type TurnOptions,
+} from "./active-turn.ts";
 import type { convertPrompt } from "../call/convert-prompt.ts";
 import { advertisedTools } from "../conversation/capability-epoch.ts";
 import { conversationSkills } from "../conversation/skills.ts";
@@ -245,7 +250,7 @@ function agentMode(mode: string | undefined): AgentMode {
 }
 
 /** What opening one Run takes. */
-interface OpenInputs {
+export interface OpenInputs {
   readonly requestBytes: Uint8Array;
   readonly requestContext: RequestContext;
   readonly abortSignal: AbortSignal | undefined;
@@ -257,12 +262,14 @@ interface OpenInputs {
 }
 
 /** The provider's services every turn uses. */
-function turnServices(config: ProviderConfig) {
+export function turnServices(
+  config: ProviderConfig,
+): Pick<TurnOptions, "newId" | "logger" | "images"> {
   return { newId: config.generateId, logger: config.logger, images: config.images };
 }
 
 /** Opens a Run on a new request id (current credentials) and starts it with the request. */
-async function openAgentRun(config: ProviderConfig, input: OpenInputs): Promise<AgentRun> {
+export async function openAgentRun(config: ProviderConfig, input: OpenInputs): Promise<AgentRun> {
   const requestId = config.generateId();
   const headers = await config.headers(requestId, input.abortSignal);
   const agentBaseURL = await config.agentOrigin(headers, input.abortSignal);

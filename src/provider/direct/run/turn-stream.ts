@@ -288,6 +288,8 @@ function finishPass(
   }
   if (outcome === "tool-calls") {
     if (conversation) {
+      // What a request with the results needs on another instance goes with the snapshot.
+      conversation.awaitResults(turn.heldStep());
       config.conversations.hold(conversation, turn);
       cancelHeldRunOnStop({ config, conversation, turn, signal: context.abortSignal });
     }
@@ -298,6 +300,7 @@ function finishPass(
       config.toolCallOwners.delete(id);
     }
   } else {
+    conversation?.awaitResults(undefined);
     if (
       conversation && turn.state.latestCheckpoint !== undefined &&
       turn.state.latestCheckpoint.length > 0
