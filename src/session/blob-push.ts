@@ -120,6 +120,29 @@ export function noteRun(
   knowledge.lastRunPushed = pushed;
 }
 
+/**
+ * What the knowledge says now, counting the latest Run's GETs (without consuming them):
+ * the belief a snapshot written after that Run passes on.
+ *
+ * @param knowledge The conversation's knowledge.
+ * @returns The belief.
+ *
+ * @example
+ * ```ts
+ * import { currentBelief, serverBlobKnowledge } from "./blob-push.ts";
+ *
+ * const knowledge = serverBlobKnowledge("unknown");
+ * knowledge.lastRun = { kvGets: 0 };
+ * console.assert(currentBelief(knowledge) === "holds");
+ * ```
+ */
+export function currentBelief(knowledge: ServerBlobKnowledge): ServerBlobKnowledge["belief"] {
+  const last = knowledge.lastRun;
+  if (last === undefined) return knowledge.belief;
+  if (last.kvGets > 0) return "lacks";
+  return !knowledge.lastRunPushed || knowledge.belief === "unknown" ? "holds" : knowledge.belief;
+}
+
 function learn(knowledge: ServerBlobKnowledge): void {
   const last = knowledge.lastRun;
   if (last === undefined) return;

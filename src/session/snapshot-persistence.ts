@@ -12,6 +12,7 @@ import { bytesToHex, hexToBytes } from "../core/bytes.ts";
 import type { ConversationSnapshot } from "../gen/provider/v1/conversation_snapshot_pb.ts";
 import { RequestContextSchema } from "../gen/agent/v1/request_context_pb.ts";
 import type { BlobStore } from "./blob-store.ts";
+import { currentBelief, type ServerBlobKnowledge } from "./blob-push.ts";
 import type { Conversation, ConversationStore } from "./conversation-store.ts";
 import {
   decodeSnapshot,
@@ -31,6 +32,8 @@ export type RestoreOutcome =
     readonly blobs: number;
     readonly bytes: number;
     readonly ageMs: number;
+    /** What the writer believed Cursor's server held of the blobs (`unknown`: not said). */
+    readonly serverBlobs: "holds" | "lacks" | "unknown";
   }
   | { readonly status: "missing" }
   | { readonly status: "invalid" | "expired" | "restore failure"; readonly reason: string };
@@ -81,6 +84,9 @@ export async function captureConversation<Held>(
       data,
     })),
     savedAtMs: BigInt(nowMs),
+    serverBlobs: conversation.serverBlobs.belief === "unknown"
+      ? ""
+      : conversation.serverBlobs.belief,
     compactionPending: conversation.compactionPending,
     cursorMode: conversation.cursorMode ?? "",
     ...(step === undefined ? {} : {
@@ -159,6 +165,9 @@ export async function restoreConversation<Held>(
     blobs: snapshot.blobs.length,
     bytes: read.bytes.length,
     ageMs: Math.max(0, ageMs),
+    serverBlobs: snapshot.serverBlobs === "holds" || snapshot.serverBlobs === "lacks"
+      ? snapshot.serverBlobs
+      : "unknown",
   };
 }
 
@@ -230,6 +239,12 @@ function hydrate<Held>(
       : undefined,
   }, undefined);
   return undefined;
+}
+
+/** The belief a snapshot carries (`""`: unknown). */
+function snapshotBelief(knowledge: ServerBlobKnowledge): string {
+  const belief = currentBelief(knowledge);
+  return belief === "unknown" ? "" : belief;
 }
 
 function errorText(error: unknown): string {

@@ -75,15 +75,14 @@ describe("restart continuity (direct backend)", () => {
       assert.equal(run?.userText, "What was the word?", "only the new message is the user turn");
       assert.ok((run?.counters.cacheRead ?? 0) > 0, "the prefix was read from the cache");
       assert.equal(run?.kv.misses, 0, "every blob the checkpoint reaches came back");
-      // After a restore nothing tells whether the server kept the conversation, so its blobs
-      // go once with the run request (no GET round trips); the history itself is not re-sent
-      // as a user turn, and a later turn in this process pushes nothing.
-      assert.equal(run?.kv.gets, 0, "the pushed blobs spared every GET");
-      assert.equal(run?.variants.preFetchedBlobs, true);
-      // The opener lives in two blobs (its JSON root and its UserMessage), hex-encoded on SSE.
+      // The snapshot is recent and its writer saw the server hold the conversation, so
+      // nothing is pushed and the server needs no GET: the history is sent neither as a user
+      // turn nor as blobs (an old snapshot pushes them once: test/provider/blob-traffic).
+      assert.equal(run?.kv.gets, 0, "the server still held every blob");
+      assert.equal(run?.variants.preFetchedBlobs, undefined);
       assert.ok(
-        second.runRequestBytes() < LONG_OPENER.length * 5,
-        `turn 2 pushed the blobs of turn 1 once: ${second.runRequestBytes()} bytes`,
+        second.runRequestBytes() < LONG_OPENER.length,
+        `turn 2 sent neither the opener nor its blobs: ${second.runRequestBytes()} bytes`,
       );
       const before = second.uploads.length;
       const turn3 = await generateText({

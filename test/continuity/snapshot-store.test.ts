@@ -77,7 +77,13 @@ describe("conversation snapshots", () => {
     await store.write("ses_a", bytes);
     const target = freshTarget(store, NOW + 1000);
     const outcome = await restoreConversation("ses_a", target);
-    assert.deepEqual(outcome, { status: "restored", blobs: 2, bytes: bytes.length, ageMs: 1000 });
+    assert.deepEqual(outcome, {
+      status: "restored",
+      blobs: 2,
+      bytes: bytes.length,
+      ageMs: 1000,
+      serverBlobs: "holds",
+    });
     const restored = target.conversations.get("ses_a");
     assert.equal(restored?.conversationId, "conv-1");
     assert.equal(restored?.groupId, "group-1");

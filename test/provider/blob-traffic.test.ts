@@ -8,6 +8,7 @@ import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { PROBE_EVERY } from "../../src/session/blob-push.ts";
+import { SERVER_BLOBS_TRUSTED_MS } from "../../src/provider/direct/conversation/persistence.ts";
 
 const TRANSPORTS = ["sse", "http2"] as const;
 const quiet = { maxRetries: 0 } as const;
@@ -106,45 +107,70 @@ describe("blob traffic of warm turns", () => {
       );
     });
 
-    it(`a restored session on a server that lost it continues warm with the context intact (${transport})`, async () => {
-      await withEmulator({ auth: { required: false } }, async (emulator) => {
-        const directory = mkdtempSync(join(tmpdir(), "cursor-blob-push-"));
-        const snapshots = () => ({
-          conversationSnapshots: createSnapshotFileStore({ directory }),
-        });
-        const sessionId = `ses_restored_${transport}`;
-        const first = countedProvider(emulator, transport, snapshots());
-        const messages: ModelMessage[] = [];
-        for (const text of ["Remember the word kumquat", "And the number 7"]) {
-          messages.push({ role: "user", content: text });
-          const result = await generateText({
-            model: first.cursor("gpt-5"),
-            messages,
-            providerOptions: { cursor: { sessionId } },
-            ...quiet,
+    for (const handOff of ["old", "recent"] as const) {
+      it(`a session restored from an ${handOff} snapshot on a server that lost it continues warm with the context intact (${transport})`, async () => {
+        await withEmulator({ auth: { required: false } }, async (emulator) => {
+          const directory = mkdtempSync(join(tmpdir(), "cursor-blob-push-"));
+          const snapshots = () => ({
+            conversationSnapshots: createSnapshotFileStore({ directory }),
           });
-          messages.push({ role: "assistant", content: result.text });
-        }
-        emulator.forgetServerBlobs();
-        const second = countedProvider(emulator, transport, snapshots());
-        messages.push({ role: "user", content: "What was the word?" });
-        const result = await generateText({
-          model: second.cursor("gpt-5"),
-          messages,
-          providerOptions: { cursor: { sessionId } },
-          ...quiet,
+          const sessionId = `ses_restored_${handOff}_${transport}`;
+          const first = countedProvider(emulator, transport, snapshots());
+          const messages: ModelMessage[] = [];
+          for (const text of ["Remember the word kumquat", "And the number 7"]) {
+            messages.push({ role: "user", content: text });
+            const result = await generateText({
+              model: first.cursor("gpt-5"),
+              messages,
+              providerOptions: { cursor: { sessionId } },
+              ...quiet,
+            });
+            messages.push({ role: "assistant", content: result.text });
+          }
+          emulator.forgetServerBlobs();
+          // An old snapshot: its writer's belief that the server held the blobs has lapsed.
+          const later = handOff === "old" ? SERVER_BLOBS_TRUSTED_MS + 60_000 : 0;
+          const second = countedProvider(emulator, transport, {
+            ...snapshots(),
+            now: () => Date.now() + later,
+          });
+          const ask = async (text: string) => {
+            messages.push({ role: "user", content: text });
+            const result = await generateText({
+              model: second.cursor("gpt-5"),
+              messages,
+              providerOptions: { cursor: { sessionId } },
+              ...quiet,
+            });
+            messages.push({ role: "assistant", content: result.text });
+            return { result, run: emulator.runs().at(-1) };
+          };
+          const { result, run } = await ask("What was the word?");
+          assert.equal(run?.continuity, "warm");
+          assert.equal(run?.userText, "What was the word?");
+          if (handOff === "old") {
+            assert.equal(run?.variants.preFetchedBlobs, true);
+            assert.equal(run?.kv.gets, 0, "every blob the server needed came with the run request");
+          } else {
+            // A recent hand-off trusts its writer (the server held the blobs then): nothing is
+            // pushed, the server GETs what it lost, and the next turn pushes.
+            assert.equal(run?.variants.preFetchedBlobs, undefined);
+            assert.ok((run?.kv.gets ?? 0) > 0, "the server fetched the blobs it had lost");
+          }
+          assert.equal(run?.kv.misses, 0, "every blob the server asked for came back");
+          assert.match(result.text, /History holds 4 message/);
+          const context = run?.modelCalls[0]?.context.join("\n") ?? "";
+          assert.match(context, /Remember the word kumquat/, "the model still sees turn 1");
+          assert.match(context, /And the number 7/, "and turn 2");
+          if (handOff === "recent") {
+            emulator.forgetServerBlobs();
+            const next = await ask("And the number?");
+            assert.equal(next.run?.variants.preFetchedBlobs, true, "the GETs taught it to push");
+            assert.equal(next.run?.kv.gets, 0);
+          }
+          assert.deepEqual(emulator.violations(), []);
         });
-        const run = emulator.runs().at(-1);
-        assert.equal(run?.continuity, "warm");
-        assert.equal(run?.userText, "What was the word?");
-        assert.equal(run?.variants.preFetchedBlobs, true);
-        assert.equal(run?.kv.gets, 0, "every blob the server needed came with the run request");
-        assert.match(result.text, /History holds 4 message/);
-        const context = run?.modelCalls[0]?.context.join("\n") ?? "";
-        assert.match(context, /Remember the word kumquat/, "the model still sees turn 1");
-        assert.match(context, /And the number 7/, "and turn 2");
-        assert.deepEqual(emulator.violations(), []);
       });
-    });
+    }
   }
 });

@@ -42,9 +42,10 @@ export async function restoreIfAbsent(
     nowMs: started,
     scope: config.apiBaseURL,
   });
-  // Another process left the conversation: whether the server still holds its blobs is unknown.
   const restored = outcome.status === "restored" ? config.conversations.get(key) : undefined;
-  if (restored) restored.serverBlobs.belief = "unknown";
+  if (restored && outcome.status === "restored") {
+    restored.serverBlobs.belief = beliefAfterRestore(outcome.serverBlobs, outcome.ageMs);
+  }
   if (!config.logger.enabled) return;
   if (outcome.status === "restored") {
     emitDiagnostic(config.logger, {
@@ -65,6 +66,38 @@ export async function restoreIfAbsent(
       ...(outcome.status === "missing" ? {} : { reason: outcome.reason }),
     });
   }
+}
+
+/**
+ * How long after a snapshot was written its writer's belief that Cursor's server holds the
+ * conversation's blobs is still taken (the emulator's server keeps an idle conversation 10
+ * minutes; Cursor's retention is not known, and a wrong belief costs only the server's GETs).
+ */
+export const SERVER_BLOBS_TRUSTED_MS = 10 * 60 * 1000;
+
+/**
+ * What to believe of the server's blobs after a restore: a recent hand-off keeps its
+ * writer's belief (another instance of this app just ran a turn of the conversation);
+ * an old or silent snapshot is unknown, so its blobs are pushed once (ADR 100, ADR 194).
+ *
+ * @param written The writer's belief.
+ * @param ageMs The snapshot's age.
+ * @returns The belief.
+ *
+ * @example
+ * ```ts
+ * import { beliefAfterRestore } from "./persistence.ts";
+ *
+ * console.assert(beliefAfterRestore("holds", 2_000) === "holds");
+ * console.assert(beliefAfterRestore("holds", 3_600_000) === "unknown");
+ * ```
+ */
+export function beliefAfterRestore(
+  written: "holds" | "lacks" | "unknown",
+  ageMs: number,
+): "holds" | "lacks" | "unknown" {
+  if (written === "lacks") return "lacks";
+  return written === "holds" && ageMs <= SERVER_BLOBS_TRUSTED_MS ? "holds" : "unknown";
 }
 
 /**
