@@ -84,9 +84,7 @@ export async function captureConversation<Held>(
       data,
     })),
     savedAtMs: BigInt(nowMs),
-    serverBlobs: conversation.serverBlobs.belief === "unknown"
-      ? ""
-      : conversation.serverBlobs.belief,
+    serverBlobs: snapshotBelief(conversation.serverBlobs),
     compactionPending: conversation.compactionPending,
     cursorMode: conversation.cursorMode ?? "",
     ...(step === undefined ? {} : {
