@@ -22,7 +22,7 @@ import { decodeSnapshot, encodeSnapshot } from "../../src/session/snapshot-codec
 import type { ConversationSnapshot } from "../../src/gen/provider/v1/conversation_snapshot_pb.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { declaredBash, quiet, session, user } from "../recovery/support.ts";
+import { declaredBash, firstStep, quiet, session, user } from "../recovery/support.ts";
 
 type Transport = "sse" | "http2";
 
@@ -38,39 +38,6 @@ function instance(
     debug: logger,
   });
   return { cursor, lines };
-}
-
-/** Runs the first step (the shell call) and returns the next prompt with its result. */
-async function firstStep(
-  cursor: ReturnType<typeof emulatorProvider>,
-  prompt: string,
-  sessionId: string,
-  output = "marker-31 printed",
-): Promise<ModelMessage[]> {
-  const step = streamText({
-    model: cursor("gpt-5"),
-    messages: [user(prompt)],
-    tools: { bash: declaredBash },
-    ...session(sessionId),
-    ...quiet,
-  });
-  await step.consumeStream();
-  assert.equal(await step.finishReason, "tool-calls");
-  const call = (await step.toolCalls)[0];
-  assert.ok(call !== undefined, "Cursor asked for the shell");
-  return [
-    user(prompt),
-    ...(await step.response).messages,
-    {
-      role: "tool",
-      content: [{
-        type: "tool-result",
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        output: { type: "text", value: output },
-      }],
-    },
-  ];
 }
 
 /** The step with the results: its text, tool calls and finish. */

@@ -8,7 +8,6 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ModelMessage, streamText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import {
   type ConversationSnapshotStore,
@@ -17,39 +16,7 @@ import {
 import { decodeSnapshot, encodeSnapshot } from "../../src/session/snapshot-codec.ts";
 import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { complete, declaredBash, lastModelContext, quiet, session, user } from "./support.ts";
-
-/** Runs the first step (the shell call) and returns the next prompt with its result. */
-async function firstStep(
-  cursor: ReturnType<typeof emulatorProvider>,
-  prompt: string,
-  sessionId: string,
-): Promise<ModelMessage[]> {
-  const step = streamText({
-    model: cursor("gpt-5"),
-    messages: [user(prompt)],
-    tools: { bash: declaredBash },
-    ...session(sessionId),
-    ...quiet,
-  });
-  await step.consumeStream();
-  assert.equal(await step.finishReason, "tool-calls");
-  const call = (await step.toolCalls)[0];
-  assert.ok(call !== undefined, "Cursor asked for the shell");
-  return [
-    user(prompt),
-    ...(await step.response).messages,
-    {
-      role: "tool",
-      content: [{
-        type: "tool-result",
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        output: { type: "text", value: "marker-31 printed" },
-      }],
-    },
-  ];
-}
+import { complete, declaredBash, firstStep, lastModelContext, user } from "./support.ts";
 
 /** A store that writes snapshots as a version without pending steps wrote them. */
 function withoutPendingSteps(store: ConversationSnapshotStore): ConversationSnapshotStore {

@@ -1,4 +1,5 @@
 /** Shared pieces of the recovery tests: sessions, interrupted turns and the model's context. */
+import assert from "node:assert/strict";
 import {
   jsonSchema,
   type ModelMessage,
@@ -168,4 +169,45 @@ export async function streamToolTurn(
   }
   const response = error === undefined ? (await result.response).messages : [];
   return { text, error, messages: response };
+}
+
+/**
+ * Runs the first step (the shell call) and returns the next prompt with its result.
+ *
+ * @param cursor The provider.
+ * @param prompt The user's message.
+ * @param sessionId The host session.
+ * @param output What the shell printed.
+ * @returns The prompt of the next step.
+ */
+export async function firstStep(
+  cursor: ReturnType<typeof emulatorProvider>,
+  prompt: string,
+  sessionId: string,
+  output = "marker-31 printed",
+): Promise<ModelMessage[]> {
+  const step = streamText({
+    model: cursor("gpt-5"),
+    messages: [user(prompt)],
+    tools: { bash: declaredBash },
+    ...session(sessionId),
+    ...quiet,
+  });
+  await step.consumeStream();
+  assert.equal(await step.finishReason, "tool-calls");
+  const call = (await step.toolCalls)[0];
+  assert.ok(call !== undefined, "Cursor asked for the shell");
+  return [
+    user(prompt),
+    ...(await step.response).messages,
+    {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: "text", value: output },
+      }],
+    },
+  ];
 }

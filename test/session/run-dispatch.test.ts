@@ -9,6 +9,7 @@ import { classifyServerMessage } from "../../src/protocol/server-message.ts";
 import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
 import {
   type ClientMessageInit,
+  createRunActivity,
   dispatchServerMessage,
   type DispatchTarget,
 } from "../../src/session/run-dispatch.ts";
@@ -21,20 +22,7 @@ function target(): DispatchTarget & { answers: ClientMessageInit[]; lines: strin
   return {
     answers,
     lines,
-    activity: {
-      checkpointUpdates: 0,
-      tokenDetailUpdates: 0,
-      stepsStarted: 0,
-      stepsCompleted: 0,
-      displayToolCalls: 0,
-      execRequests: 0,
-      kvGets: 0,
-      kvSets: 0,
-      visibleOutput: false,
-      createPlanInRun: false,
-      switchModeInRun: false,
-      displayFailures: [],
-    },
+    activity: createRunActivity(),
     blobs: createMemoryBlobStore(),
     requestContext: create(RequestContextSchema, {}),
     logger: { enabled: true, line: (text: string) => lines.push(text) },
