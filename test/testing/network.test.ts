@@ -5,6 +5,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import http from "node:http";
 import { type CursorEmulator, startCursorEmulator } from "../../src/testing/mod.ts";
 import { type NodeResponse, writeResponse } from "../../src/testing/adapters/node-fetch-bridge.ts";
 
@@ -37,6 +38,34 @@ describe("emulated network", () => {
     assert.ok(stats !== undefined);
     assert.ok(stats.connections >= 1);
     assert.ok(stats.bytesUp > 0 && stats.bytesDown > "Cursor emulator".length * 2, "bytes counted");
+  });
+
+  it("counts a connection closed", async () => {
+    const before = emulator.network();
+    assert.ok(before !== undefined);
+    // One request on a connection of its own, which the client closes after the answer.
+    const body = await new Promise<string>((resolve, reject) => {
+      const request = http.get(`${emulator.url}/health`, {
+        agent: false,
+        headers: { connection: "close" },
+      }, (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve(text));
+      });
+      request.on("error", reject);
+    });
+    assert.equal(body, "Cursor emulator");
+    let after = emulator.network();
+    for (let waited = 0; after !== undefined && after.closed === before.closed; waited += 10) {
+      if (waited > 5_000) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      after = emulator.network();
+    }
+    assert.equal(after?.connections, before.connections + 1);
+    assert.equal(after?.closed, before.closed + 1);
+    assert.equal(after?.closedInUse, before.closedInUse + 1, "closed right after its answer");
   });
 
   it("has no network without the option", async () => {

@@ -1,6 +1,6 @@
 /**
- * The SSE transport keeps its connections across turns: after the first turn of a
- * conversation, later turns open no new TCP connection (each would cost a TCP and a TLS
+ * The SSE transport keeps its connections across turns: later turns of a conversation
+ * reuse the connections the first opened (each new one would cost a TCP and a TLS
  * handshake over a real network). Counted by the emulator's network relay, against the
  * provider as users build it.
  */
@@ -10,7 +10,85 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createCursor } from "../../node.ts";
 import { encodeEnvelope, FLAG_END_STREAM } from "../../src/protocol/envelope.ts";
 import { createSseTransport } from "../../src/transport/sse-transport.ts";
-import { type CursorEmulator, startCursorEmulator } from "../../src/testing/mod.ts";
+import {
+  type CursorEmulator,
+  type NetworkStats,
+  startCursorEmulator,
+} from "../../src/testing/mod.ts";
+
+/**
+ * The global fetch, counting the requests in flight (each from its call until its response
+ * body has been read to its end) and recording each response given up before its end (its
+ * body cancelled, or failing when its request was aborted). A client opens a new
+ * connection only when every open one carries a request, so a turn can need one only when
+ * more of its requests overlap than connections are open.
+ */
+function countingFetch() {
+  let inFlight = 0;
+  let peak = 0;
+  const givenUp: string[] = [];
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const leg = String(input).split("/").pop() ?? "";
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      inFlight--;
+    };
+    init?.signal?.addEventListener("abort", () => {
+      if (settled) return;
+      givenUp.push(`${leg} aborted`);
+      settle();
+    }, { once: true });
+    let response: Response;
+    try {
+      response = await globalThis.fetch(input, init);
+    } catch (error) {
+      settle();
+      throw error;
+    }
+    if (response.body === null) {
+      settle();
+      return response;
+    }
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const read = await reader.read();
+          if (read.done) {
+            settle();
+            controller.close();
+          } else controller.enqueue(read.value);
+        } catch (error) {
+          if (!settled) givenUp.push(`${leg} failed`);
+          settle();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        if (!settled) givenUp.push(`${leg} cancelled`);
+        settle();
+        return reader.cancel(reason);
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(body, { status, statusText, headers });
+  };
+  return {
+    fetch,
+    givenUp,
+    inFlight: () => inFlight,
+    /** The most requests in flight at once since the last call (starting from those now). */
+    takePeak(): number {
+      const seen = peak;
+      peak = inFlight;
+      return seen;
+    },
+  };
+}
 
 /**
  * A fetch whose every response body ends a moment after its last bytes (as the end of a
@@ -122,23 +200,26 @@ describe("SSE connections across turns", () => {
   });
   after(async () => await emulator?.close());
 
-  it("opens no new connection on warm turns", async () => {
+  it("keeps every connection, and opens one on a warm turn only for more requests at once", async () => {
+    const counting = countingFetch();
     const cursor = createCursor({
       accessToken: "test",
       apiBaseURL: emulator.url,
       agentBaseURL: emulator.url,
       allowLoopback: true,
       transport: "sse",
+      fetch: counting.fetch,
       env: {},
     });
     const prompt: LanguageModelV3Prompt = [];
-    const opened: number[] = [];
+    const turns: string[] = [];
     for (let turn = 1; turn <= 4; turn++) {
       prompt.push({
         role: "user",
         content: [{ type: "text", text: `Turn ${turn}\n::text Reply ${turn}` }],
       });
-      const before = emulator.network()?.connections ?? 0;
+      const before = network(emulator);
+      counting.takePeak();
       const { stream } = await cursor("gpt-5").doStream({
         prompt,
         providerOptions: { cursor: { sessionId: "keep-alive" } },
@@ -150,14 +231,33 @@ describe("SSE connections across turns", () => {
       }
       assert.equal(reply, `Reply ${turn}`);
       prompt.push({ role: "assistant", content: [{ type: "text", text: reply }] });
-      opened.push((emulator.network()?.connections ?? 0) - before);
-      // A person's next message comes after the answer, not in the same millisecond: the
-      // transport reads the Run's stream tail to the end to keep its connection (ADR 165), and
-      // a loaded test process can still be reading it when a next turn starts at once.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The Run's stream and its appends are read to their end: nothing stays in flight.
+      await settled(() => counting.inFlight() === 0, "requests still in flight after the turn");
+      const peak = counting.takePeak();
+      const now = network(emulator);
+      const opened = now.connections - before.connections;
+      // The connections there were to reuse (one closed by an idle timeout is not).
+      const open = before.connections - now.closed;
+      turns.push(`turn ${turn}: ${opened} opened, ${open} open before, ${peak} requests at once`);
+      if (turn === 1) assert.ok(opened > 0, "the first turn connects");
+      // Every open connection was reused before a new one was opened.
+      else assert.ok(opened <= Math.max(0, peak - open), turns.join("; "));
     }
-    assert.ok((opened[0] ?? 0) > 0, "the first turn connects");
-    assert.deepEqual(opened.slice(1), [0, 0, 0], `new connections per turn: ${opened.join(", ")}`);
+    assert.deepEqual(counting.givenUp, [], "no response given up before its end");
+    assert.equal(network(emulator).closedInUse, 0, "no connection closed in use");
     assert.equal(emulator.violations().length, 0);
   });
 });
+
+function network(emulator: CursorEmulator): NetworkStats {
+  const stats = emulator.network();
+  assert.ok(stats !== undefined, "the emulator plays a network");
+  return stats;
+}
+
+async function settled(done: () => boolean, message: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 10) {
+    if (waited > 10_000) assert.fail(message);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -17,13 +17,27 @@ import net from "node:net";
  * ```ts
  * import type { NetworkStats } from "../mod.ts";
  *
- * const stats: NetworkStats = { connections: 1, bytesUp: 517, bytesDown: 4_096 };
- * console.assert(stats.connections === 1);
+ * const stats: NetworkStats = {
+ *   connections: 1,
+ *   closed: 0,
+ *   closedInUse: 0,
+ *   bytesUp: 517,
+ *   bytesDown: 4_096,
+ * };
+ * console.assert(stats.connections - stats.closed === 1);
  * ```
  */
 export interface NetworkStats {
   /** TCP connections accepted. */
   readonly connections: number;
+  /** Of those, the ones since closed (by either side, for any reason: an idle timeout too). */
+  readonly closed: number;
+  /**
+   * Of the closed, those closed less than {@link IN_USE_MS} ms after their last bytes:
+   * given up in use or right after (a request aborted, a `connection: close`), never by
+   * an idle timeout, which takes seconds.
+   */
+  readonly closedInUse: number;
   /** Bytes from clients to the emulator (TLS records included when over TLS). */
   readonly bytesUp: number;
   /** Bytes from the emulator to clients. */
@@ -45,6 +59,9 @@ export interface NetworkOptions {
   /** One-way delay in each direction, in ms (default 0: only counting). */
   readonly latencyMs?: number;
 }
+
+/** A connection closed sooner than this after its last bytes was closed in use. */
+export const IN_USE_MS = 1_000;
 
 /** A listening relay. */
 export interface NetworkRelay {
@@ -122,7 +139,7 @@ export async function startNetworkRelay(
   options: { readonly hostname: string; readonly port?: number } & NetworkOptions,
 ): Promise<NetworkRelay> {
   const latencyMs = options.latencyMs ?? 0;
-  const counts = { connections: 0, bytesUp: 0, bytesDown: 0 };
+  const counts = { connections: 0, closed: 0, closedInUse: 0, bytesUp: 0, bytesDown: 0 };
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     counts.connections++;
@@ -144,10 +161,19 @@ export async function startNetworkRelay(
       counts.bytesDown += chunk.length;
       client.write(chunk);
     }, () => client.end());
-    client.on("data", (chunk: Uint8Array) => up.push(chunk));
-    upstream.on("data", (chunk: Uint8Array) => down.push(chunk));
+    let lastBytes = opened;
+    client.on("data", (chunk: Uint8Array) => {
+      lastBytes = performance.now();
+      up.push(chunk);
+    });
+    upstream.on("data", (chunk: Uint8Array) => {
+      lastBytes = performance.now();
+      down.push(chunk);
+    });
     // An end or a close travels like data: after what was sent before it.
     client.on("close", () => {
+      counts.closed++;
+      if (performance.now() - lastBytes < IN_USE_MS) counts.closedInUse++;
       sockets.delete(client);
       up.end();
     });

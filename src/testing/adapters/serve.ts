@@ -191,10 +191,12 @@ async function throughNetwork<L extends Listener | Http2Listener>(
 }
 
 function sumStats(relays: readonly NetworkRelay[]): NetworkStats {
-  const total = { connections: 0, bytesUp: 0, bytesDown: 0 };
+  const total = { connections: 0, closed: 0, closedInUse: 0, bytesUp: 0, bytesDown: 0 };
   for (const relay of relays) {
     const stats = relay.stats();
     total.connections += stats.connections;
+    total.closed += stats.closed;
+    total.closedInUse += stats.closedInUse;
     total.bytesUp += stats.bytesUp;
     total.bytesDown += stats.bytesDown;
   }
