@@ -82,7 +82,19 @@ describe("conversation state in the client's blob store", () => {
           ? [frame.message.value]
           : []
       )[0];
-    assert.match(staged?.pendingToolCalls[0] ?? "", /"toolCallId":"call_1_0_0"/);
+    assert.match(staged?.pendingToolCalls[0] ?? "", /"toolCallId":"call_[A-Za-z0-9]+_1_0_0"/);
+  });
+
+  it("gives the tool calls of two conversations different ids, as Cursor does", async () => {
+    const ids: string[] = [];
+    for (let conversation = 0; conversation < 2; conversation++) {
+      await driveTurn(harness.target("sse"), newHostState(), { text: "::shell echo a" });
+      const exec = harness.emulator.runs().at(-1)?.execs
+        .find((entry) => entry.requestCase === "shellStreamArgs");
+      ids.push(exec?.toolCallId ?? "");
+    }
+    assert.match(ids[0] ?? "", /^call_[A-Za-z0-9]+_1_0_0$/);
+    assert.notEqual(ids[0], ids[1]);
   });
 
   it("ends successfully with turn_ended, staged, final and repeated final checkpoints, then {}", async () => {
@@ -224,6 +236,9 @@ describe("conversation state in the client's blob store", () => {
     assert.equal(harness.emulator.runs().at(-1)?.status, "canceled");
     const staged = lastCheckpoint(broken);
     assert.equal(staged?.pendingToolCalls.length, 1);
+    const issued = harness.emulator.runs().at(-1)?.execs
+      .find((exec) => exec.requestCase === "shellStreamArgs")?.toolCallId;
+    assert.equal(issued, `call_${conversationId.replaceAll("-", "").slice(0, 8)}_1_0_0`);
     const resumed = await driveTurn(harness.target("sse"), state, {
       action: "resume",
       conversationId,
@@ -236,7 +251,7 @@ describe("conversation state in the client's blob store", () => {
     assert.equal(run?.action, "resume_action");
     assert.equal(run?.variants.checkpointKind, "staged");
     const shell = run?.execs.find((exec) => exec.requestCase === "shellStreamArgs");
-    assert.equal(shell?.toolCallId, "call_1_0_0", "the same tool call is re-issued");
+    assert.equal(shell?.toolCallId, issued, "the same tool call is re-issued");
   });
 
   it("seeds a new conversation from an inline conversation_history", async () => {

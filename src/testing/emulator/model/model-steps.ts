@@ -163,6 +163,16 @@ export async function completeCall(state: TurnState): Promise<void> {
 // ---- tool steps ----
 
 /**
+ * A tool call's id, unique across conversations as Cursor's are (a client that keys
+ * anything by call id alone would mix two conversations up):
+ * `call_<conversation tag>_<turn>_<step>_<n>`.
+ */
+function toolCallIdOf(state: TurnState, step: number, index: number): string {
+  const tag = state.conversationId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "conv";
+  return `call_${tag}_${state.turnNumber}_${step}_${index}`;
+}
+
+/**
  * Runs one model step with tool calls.
  *
  * @param state The turn.
@@ -178,7 +188,7 @@ export async function runToolStep(
   const step = state.toolSteps;
   const calls: PlannedCall[] = specs.map((spec, index) => ({
     spec,
-    toolCallId: reissue?.[index] ?? `call_${state.turnNumber}_${step}_${index}`,
+    toolCallId: reissue?.[index] ?? toolCallIdOf(state, step, index),
   }));
   const modelCallId = `model_${state.turnNumber}_${step}`;
   const startedAt = BigInt(state.io.now());

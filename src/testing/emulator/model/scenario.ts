@@ -62,7 +62,7 @@ export interface AdvertisedTool {
  * ```ts
  * import type { ScenarioToolResult } from "../../mod.ts";
  *
- * const result: ScenarioToolResult = { toolCallId: "call_1_0_0", ok: true, summary: "shell `ls` exited 0: a" };
+ * const result: ScenarioToolResult = { toolCallId: "call_3f2a9c1e_1_0_0", ok: true, summary: "shell `ls` exited 0: a" };
  * console.assert(result.ok);
  * ```
  */

@@ -80,7 +80,7 @@ export interface ModelCallRecord {
  * const exec: ExecRecord = {
  *   id: 1,
  *   requestCase: "shellStreamArgs",
- *   toolCallId: "call_1_0_0",
+ *   toolCallId: "call_3f2a9c1e_1_0_0",
  *   resultCase: "exit",
  *   thrown: undefined,
  *   streamClosed: true,
@@ -116,7 +116,7 @@ export interface ExecRecord {
  * const query: InteractionRecord = {
  *   id: 0,
  *   queryCase: "askQuestionInteractionQuery",
- *   toolCallId: "call_1_0_0",
+ *   toolCallId: "call_3f2a9c1e_1_0_0",
  *   resultCase: "askQuestionInteractionResponse",
  * };
  * console.assert(query.id === 0);
