@@ -15,7 +15,7 @@ import http2, {
 import type { AddressInfo } from "node:net";
 import type { EmulatorInternals } from "../emulator/emulator.ts";
 import { RUN_PATH } from "../emulator/http/fetch-handler.ts";
-import type { RunSink } from "../emulator/io/run-writer.ts";
+import type { AbortKind, RunSink } from "../emulator/io/run-writer.ts";
 import { drained, serveWithFetch, toHeaders, writeResponse } from "./node-fetch-bridge.ts";
 
 /**
@@ -158,35 +158,47 @@ async function handleRun(
 
 function http2Sink(request: Http2ServerRequest, response: Http2ServerResponse): RunSink {
   const stream = request.stream;
+  const closed = new Promise<void>((resolve) => response.once("close", () => resolve()));
+  // The last write, settled once the socket took it. Writes do not wait for it: frames
+  // written back to back leave together (several to a TLS record), as a server's burst does
+  // and as the HTTP/1.1 side's do; only backpressure waits. A fault waits for it, so the
+  // frames before a fault reach the client before it.
+  let queued: Promise<void> = Promise.resolve();
+  const afterQueued = (act: () => void) => void Promise.race([queued, closed]).then(act);
   return {
     async write(bytes) {
       if (response.destroyed || stream.closed) throw new Error("HTTP/2 stream is closed");
-      let flushed: (() => void) | undefined;
-      const written = new Promise<void>((resolve) => (flushed = resolve));
-      const ready = response.write(bytes, () => flushed?.());
-      await (ready ? written : Promise.all([written, drained(response)]));
+      let ready = true;
+      queued = new Promise<void>((resolve) => {
+        ready = response.write(bytes, () => resolve());
+      });
+      if (!ready) await drained(response);
     },
     end() {
       if (!response.destroyed) response.end();
     },
     abort(kind) {
-      switch (kind) {
-        case "rst-stream":
-          stream.close(http2.constants.NGHTTP2_CANCEL);
-          return;
-        case "goaway": {
-          const session = stream.session;
-          session?.goaway(http2.constants.NGHTTP2_INTERNAL_ERROR, 0);
-          setTimeout(() => session?.destroy(), 20);
-          return;
-        }
-        case "goaway-graceful":
-          // A server draining for a deploy: no new streams, and this one gets nothing more.
-          stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR);
-          return;
-        default:
-          stream.session?.destroy();
-      }
+      afterQueued(() => abortStream(stream, kind));
     },
   };
+}
+
+function abortStream(stream: Http2ServerRequest["stream"], kind: AbortKind): void {
+  switch (kind) {
+    case "rst-stream":
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      return;
+    case "goaway": {
+      const session = stream.session;
+      session?.goaway(http2.constants.NGHTTP2_INTERNAL_ERROR, 0);
+      setTimeout(() => session?.destroy(), 20);
+      return;
+    }
+    case "goaway-graceful":
+      // A server draining for a deploy: no new streams, and this one gets nothing more.
+      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR);
+      return;
+    default:
+      stream.session?.destroy();
+  }
 }
