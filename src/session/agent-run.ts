@@ -68,6 +68,8 @@ export interface AgentRunOptions {
    * time spent waiting counts: while the host runs tools nobody waits.
    */
   readonly inboundIdleMs?: number;
+  /** The clock for `local_execution_time_ms` (ms since an exec arrived); default `Date.now`. */
+  readonly now?: () => number;
 }
 
 /**
@@ -90,6 +92,8 @@ export class AgentRun {
   readonly #closedOnce = new Promise<void>((resolve) => (this.#markClosed = resolve));
   #sendFailure: CursorError | undefined;
   readonly #activity: RunActivity = createRunActivity();
+  /** When each exec of this Run arrived, by exec id (for `local_execution_time_ms`). */
+  readonly #execArrivals = new Map<number, number>();
 
   /** What the Run has done so far (the dispatcher counts it). */
   get activity(): Readonly<RunActivity> {
@@ -141,6 +145,25 @@ export class AgentRun {
   async send(init: Parameters<typeof create<typeof AgentClientMessageSchema>>[1]): Promise<void> {
     if (this.#closed) return;
     const message: AgentClientMessage = create(AgentClientMessageSchema, init);
+    if (message.message.case === "execClientMessage") {
+      // As Cursor's client: every exec client message says how long its exec has been running.
+      const exec = message.message.value;
+      const elapsed = this.#execElapsedMs(exec.id);
+      if (exec.localExecutionTimeMs === undefined && elapsed !== undefined) {
+        exec.localExecutionTimeMs = BigInt(elapsed);
+      }
+      // The host ran the command between the exec's arrival and its exit: that is the
+      // command's own run time (`ShellStreamExit.local_execution_time_ms`, an int32).
+      const event = exec.message.case === "shellStream" ? exec.message.value.event : undefined;
+      if (
+        event?.case === "exit" && event.value.localExecutionTimeMs === undefined &&
+        elapsed !== undefined
+      ) {
+        event.value.localExecutionTimeMs = Math.min(elapsed, 2 ** 31 - 1);
+      }
+      // The request-context answer is its exec's only message (no stream_close follows).
+      if (exec.message.case === "requestContextResult") this.#execArrivals.delete(exec.id);
+    }
     try {
       await this.#stream.send(toBinary(AgentClientMessageSchema, message));
     } catch (error) {
@@ -267,7 +290,20 @@ export class AgentRun {
     this.send(init).catch(() => {});
   }
 
+  /** Whole ms since exec `id` arrived; `undefined` for an exec this Run did not see. */
+  #execElapsedMs(id: number): number | undefined {
+    const arrived = this.#execArrivals.get(id);
+    if (arrived === undefined) return undefined;
+    return Math.max(0, Math.round((this.#options.now ?? Date.now)() - arrived));
+  }
+
   #handle(message: AgentServerMessage, bytes: Uint8Array): RunEvent[] {
+    if (message.message.case === "execServerMessage") {
+      const id = message.message.value.id;
+      if (!this.#execArrivals.has(id)) {
+        this.#execArrivals.set(id, (this.#options.now ?? Date.now)());
+      }
+    }
     return dispatchServerMessage(classifyServerMessage(message), bytes, {
       activity: this.#activity,
       blobs: this.#options.blobs,
@@ -293,6 +329,7 @@ export class AgentRun {
         value: { message: { case: "streamClose", value: { id } } },
       },
     });
+    this.#execArrivals.delete(id);
   }
 
   /**
@@ -325,6 +362,7 @@ export class AgentRun {
         value: { message: { case: "streamClose", value: { id: exec.id } } },
       },
     });
+    this.#execArrivals.delete(exec.id);
   }
 
   #interrupted(message: string): CursorError {

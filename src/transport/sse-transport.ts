@@ -290,7 +290,13 @@ async function append(
     try {
       response = await deadline.race(fetchImpl(url, {
         method: "POST",
-        headers: { ...sent, "content-type": "application/proto" },
+        // As Cursor's client: Connect's protocol version and the append's own deadline.
+        headers: {
+          ...sent,
+          "content-type": "application/proto",
+          "connect-protocol-version": "1",
+          "connect-timeout-ms": String(options.timeoutMs),
+        },
         body: body as Uint8Array<ArrayBuffer>,
         signal: deadline.signal,
       }));

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { ExecServerMessageSchema } from "../../src/gen/agent/v1/exec_pb.ts";
 import { AgentRun } from "../../src/session/agent-run.ts";
 import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
 import { silentLogger } from "../../src/core/logger.ts";
@@ -91,5 +92,84 @@ describe("AgentRun", () => {
       collect(run),
       (error: unknown) => (error as { code?: string }).code === "interrupted",
     );
+  });
+});
+
+type ExecInit = NonNullable<MessageInitShape<typeof ExecServerMessageSchema>["message"]>;
+
+describe("AgentRun: local_execution_time_ms, as Cursor's client", () => {
+  it("stamps every exec client message with the ms since its exec arrived, and a shell exit with the command's time", async () => {
+    let clock = 1_000;
+    const now = () => clock++;
+    const transport = createScriptedTransport(async (server) => {
+      const execs: ExecInit[] = [
+        { case: "requestContextArgs", value: {} },
+        { case: "readArgs", value: { path: "/ws/notes.txt" } },
+        { case: "shellStreamArgs", value: { command: "true", workingDirectory: "/ws" } },
+      ];
+      execs.forEach((message, index) =>
+        server.emit({ message: { case: "execServerMessage", value: { id: index + 1, message } } })
+      );
+      await server.next((m) =>
+        m.message.case === "execClientControlMessage" &&
+        m.message.value.message.case === "streamClose" && m.message.value.message.value.id === 3
+      );
+      server.emit({
+        message: {
+          case: "interactionUpdate",
+          value: { message: { case: "turnEnded", value: {} } },
+        },
+      });
+      server.end();
+    });
+    const stream = await transport.openRun({
+      agentBaseURL: "https://agent.cursor.sh",
+      headers: {},
+      requestId: "r",
+    });
+    const run = new AgentRun(stream, {
+      blobs: createMemoryBlobStore(),
+      requestContext: create(RequestContextSchema, {}),
+      logger: silentLogger,
+      now,
+    });
+    for await (const event of run.events()) {
+      if (event.type !== "exec") continue;
+      clock += 40;
+      if (event.exec.message.case === "readArgs") {
+        await run.answerExec(event.exec.id, [{
+          case: "readResult",
+          value: { result: { case: "success", value: { path: "/ws/notes.txt" } } },
+        }]);
+      } else {
+        await run.answerExec(event.exec.id, [
+          { case: "shellStream", value: { event: { case: "start", value: {} } } },
+          { case: "shellStream", value: { event: { case: "stdout", value: { data: "x" } } } },
+          { case: "shellStream", value: { event: { case: "exit", value: { code: 0 } } } },
+        ]);
+      }
+    }
+    const sent =
+      transport.runs[0]?.server.received.flatMap((m) =>
+        m.message.case === "execClientMessage" ? [m.message.value] : []
+      ) ?? [];
+    assert.deepEqual(sent.map((m) => [m.id, m.message.case]), [
+      [1, "requestContextResult"],
+      [2, "readResult"],
+      [3, "shellStream"],
+      [3, "shellStream"],
+      [3, "shellStream"],
+    ]);
+    for (const message of sent) {
+      assert.equal(typeof message.localExecutionTimeMs, "bigint");
+      assert.ok((message.localExecutionTimeMs ?? -1n) >= 0n);
+    }
+    assert.ok((sent[1]?.localExecutionTimeMs ?? 0n) >= 40n, "the read took the host's 40 ms");
+    const shell = sent.slice(2).map((m) => Number(m.localExecutionTimeMs));
+    const [start = -1, stdout = -1, exitMs = -1] = shell;
+    assert.ok(0 <= start && start < stdout && stdout < exitMs, `grows per message: ${shell}`);
+    const exit = sent[4]?.message;
+    assert.ok(exit?.case === "shellStream" && exit.value.event.case === "exit");
+    assert.equal(exit.value.event.value.localExecutionTimeMs, exitMs);
   });
 });

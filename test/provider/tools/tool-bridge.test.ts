@@ -295,6 +295,27 @@ describe("host result → exec result", () => {
     );
   });
 
+  it("counts a read's total_lines as Cursor's client does: newline-separated segments", () => {
+    const read = (text: string) => {
+      const [frame] = execResultMessages({ kind: "read", path: "/ws/notes.txt" }, {
+        text,
+        isError: false,
+        denied: false,
+      });
+      assert.ok(frame?.case === "readResult" && frame.value.result?.case === "success");
+      return frame.value.result.value;
+    };
+    const notes = read("hello from notes\n");
+    assert.equal(notes.fileSize, 17n);
+    assert.equal(notes.totalLines, 2);
+    assert.equal(read("one\ntwo").totalLines, 2);
+    const numbered = read(
+      "<path>/ws/a.ts</path>\n<type>file</type>\n<content>\n1: a\n2: b\n\n(End of file - total 2 lines)\n</content>",
+    );
+    assert.equal(numbered.output.value, "a\nb\n");
+    assert.equal(numbered.totalLines, 3);
+  });
+
   it("answers a denied tool with a typed permission result", () => {
     const [read] = execResultMessages({ kind: "read", path: "/x" }, {
       text: "denied",

@@ -278,6 +278,7 @@ export async function openAgentRun(config: ProviderConfig, input: OpenInputs): P
     blobs: config.blobs,
     requestContext: input.requestContext,
     logger: config.logger,
+    now: config.now,
   });
   if (input.abortSignal?.aborted) {
     run.close();

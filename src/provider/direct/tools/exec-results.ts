@@ -102,9 +102,9 @@ function readResult(path: string, result: ToolResultText): ExecResultInit {
     };
   }
   const raw = rawReadContent(result.text);
-  const lines = raw.content === ""
-    ? 0
-    : raw.content.split("\n").length - (raw.content.endsWith("\n") ? 1 : 0);
+  // Cursor's client counts `\n`-separated segments: "a\n" is 2, "a" is 1. A host's own
+  // total (OpenCode's "total N lines" footer) counts text lines, so it is not used here.
+  const lines = raw.content === "" ? 0 : raw.content.split("\n").length;
   const bounded = boundText(raw.content, TEXT_RESULT_LIMIT);
   return {
     case: "readResult",
@@ -114,7 +114,7 @@ function readResult(path: string, result: ToolResultText): ExecResultInit {
         value: {
           path,
           output: { case: "content", value: bounded.text },
-          totalLines: raw.totalLines ?? lines,
+          totalLines: lines,
           fileSize: BigInt(bounded.totalBytes),
           truncated: raw.truncated || bounded.truncated,
         },
