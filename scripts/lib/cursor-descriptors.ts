@@ -38,15 +38,12 @@ const MODULE_KEY = /"((?:\.\.?\/)[^"\n]{1,300}?\.(?:js|ts|mjs|cjs))"\(t,r,e\)\{/
 function factories(text: string): Map<string, string> {
   const starts: { id: string; at: number; body: number }[] = [];
   for (const match of text.matchAll(MODULE_KEY)) {
-    starts.push({ id: match[1], at: match.index, body: match.index + match[0].length });
+    starts.push({ id: match[1] ?? "", at: match.index, body: match.index + match[0].length });
   }
   const out = new Map<string, string>();
-  for (let i = 0; i < starts.length; i++) {
-    const { id, body } = starts[i];
+  for (const [i, { id, body }] of starts.entries()) {
     if (!id.endsWith("_pb.js") && !id.endsWith("compact.js")) continue;
-    const limit = i + 1 < starts.length
-      ? starts[i + 1].at
-      : Math.min(text.length, body + 2_000_000);
+    const limit = starts[i + 1]?.at ?? Math.min(text.length, body + 2_000_000);
     // The factory ends at a closing brace before the next id; the first (from the end)
     // whose body parses is it.
     let end = text.lastIndexOf("}", limit);
@@ -168,7 +165,7 @@ function collect(type: Any, out: CursorDescriptors): void {
 }
 
 if (import.meta.main) {
-  const found = await cursorDescriptors(Deno.args[0]);
+  const found = await cursorDescriptors(Deno.args[0] ?? ".");
   console.log(found.size, "messages");
   for (const name of Deno.args.slice(1)) console.log(name, found.get(name));
 }
