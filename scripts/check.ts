@@ -33,6 +33,11 @@ await Deno.writeTextFile(".build/lib.deno.d.ts", await denoTypes());
 await step("type check (scripts, tsc)", "tsc", ["-p", "tsconfig.scripts.json"]);
 await docLint(await entryPoints());
 await step("pricing coverage", "deno", ["run", "-A", "scripts/check-pricing.ts"]);
+await step("Cursor's schema (@cursor/sdk descriptors)", "deno", [
+  "run",
+  "-A",
+  "scripts/check-cursor-schema.ts",
+]);
 await linkCheck();
 await unusedCode();
 console.log("\n== generated code");

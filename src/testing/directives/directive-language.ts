@@ -72,11 +72,11 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveInfo>> = {
   end: both("", "closes `::parallel`"),
   subagent: emulatorOnly(
     "<type> <prompt> [| <path>…]",
-    "spawn a subagent; attached paths travel in the exec and the Task display arguments",
+    "spawn a subagent; attached paths travel in the Task display arguments",
   ),
   "subagent-shown": emulatorOnly(
     "<type> <prompt> [| <path>…]",
-    "spawn a subagent whose attached paths travel only in the Task display arguments",
+    "the same as `::subagent` (kept for old scripts: attached paths travel only in the Task display arguments either way)",
   ),
   image: emulatorOnly(
     "<path> <description>",

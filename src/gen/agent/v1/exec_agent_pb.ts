@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/exec_agent.proto.
  */
 export const file_agent_v1_exec_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChlhZ2VudC92MS9leGVjX2FnZW50LnByb3RvEghhZ2VudC52MSLYAQoMU3ViYWdlbnRBcmdzEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIVCg1zdWJhZ2VudF90eXBlGAIgASgJEhAKCG1vZGVsX2lkGAMgASgJEg4KBnByb21wdBgEIAEoCRIQCghyZWFkb25seRgFIAEoCBIXCg9yZXN1bWVfYWdlbnRfaWQYBiABKAkSGQoRcnVuX2luX2JhY2tncm91bmQYByABKAgSEwoLYXR0YWNobWVudHMYCCADKAkSHgoWcGFyZW50X2NvbnZlcnNhdGlvbl9pZBgJIAEoCSJyCg5TdWJhZ2VudFJlc3VsdBIsCgdzdWNjZXNzGAEgASgLMhkuYWdlbnQudjEuU3ViYWdlbnRTdWNjZXNzSAASKAoFZXJyb3IYAiABKAsyFy5hZ2VudC52MS5TdWJhZ2VudEVycm9ySABCCAoGcmVzdWx0IrcBCg9TdWJhZ2VudFN1Y2Nlc3MSEAoIYWdlbnRfaWQYASABKAkSGgoNZmluYWxfbWVzc2FnZRgCIAEoCUgAiAEBEhcKD3Rvb2xfY2FsbF9jb3VudBgDIAEoBRIZChFiYWNrZ3JvdW5kX3JlYXNvbhgEIAEoBRIcCg90cmFuc2NyaXB0X3BhdGgYBSABKAlIAYgBAUIQCg5fZmluYWxfbWVzc2FnZUISChBfdHJhbnNjcmlwdF9wYXRoIkIKDVN1YmFnZW50RXJyb3ISFQoIYWdlbnRfaWQYASABKAlIAIgBARINCgVlcnJvchgCIAEoCUILCglfYWdlbnRfaWQiEwoRU3ViYWdlbnRBd2FpdEFyZ3MiFQoTU3ViYWdlbnRBd2FpdFJlc3VsdCIdChtGb3JjZUJhY2tncm91bmRTdWJhZ2VudEFyZ3MiHwodRm9yY2VCYWNrZ3JvdW5kU3ViYWdlbnRSZXN1bHQiEAoOUGlSZWFkRXhlY0FyZ3MiEAoOUGlCYXNoRXhlY0FyZ3MiEAoOUGlFZGl0RXhlY0FyZ3MiEQoPUGlXcml0ZUV4ZWNBcmdzIhAKDlBpR3JlcEV4ZWNBcmdzIhAKDlBpRmluZEV4ZWNBcmdzIg4KDFBpTHNFeGVjQXJncyIOCgxQaVRydW5jYXRpb24iSwoNUGlFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbiIcCgtQaUV4ZWNFcnJvchINCgVlcnJvchgBIAEoCSIQCg5QaUV4ZWNSZWplY3RlZCJwChBQaVJlYWRFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdCJwChBQaUJhc2hFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdCKeAQoQUGlFZGl0RXhlY1Jlc3VsdBIqCgdzdWNjZXNzGAEgASgLMhcuYWdlbnQudjEuUGlFeGVjU3VjY2Vzc0gAEiYKBWVycm9yGAIgASgLMhUuYWdlbnQudjEuUGlFeGVjRXJyb3JIABIsCghyZWplY3RlZBgDIAEoCzIYLmFnZW50LnYxLlBpRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0Ip8BChFQaVdyaXRlRXhlY1Jlc3VsdBIqCgdzdWNjZXNzGAEgASgLMhcuYWdlbnQudjEuUGlFeGVjU3VjY2Vzc0gAEiYKBWVycm9yGAIgASgLMhUuYWdlbnQudjEuUGlFeGVjRXJyb3JIABIsCghyZWplY3RlZBgDIAEoCzIYLmFnZW50LnYxLlBpRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0InAKEFBpR3JlcEV4ZWNSZXN1bHQSKgoHc3VjY2VzcxgBIAEoCzIXLmFnZW50LnYxLlBpRXhlY1N1Y2Nlc3NIABImCgVlcnJvchgCIAEoCzIVLmFnZW50LnYxLlBpRXhlY0Vycm9ySABCCAoGcmVzdWx0InAKEFBpRmluZEV4ZWNSZXN1bHQSKgoHc3VjY2VzcxgBIAEoCzIXLmFnZW50LnYxLlBpRXhlY1N1Y2Nlc3NIABImCgVlcnJvchgCIAEoCzIVLmFnZW50LnYxLlBpRXhlY0Vycm9ySABCCAoGcmVzdWx0Im4KDlBpTHNFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdGIGcHJvdG8z");
+  fileDesc("ChlhZ2VudC92MS9leGVjX2FnZW50LnByb3RvEghhZ2VudC52MSKEAgoMU3ViYWdlbnRBcmdzEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIVCg1zdWJhZ2VudF90eXBlGAIgASgJEhAKCG1vZGVsX2lkGAMgASgJEg4KBnByb21wdBgEIAEoCRIQCghyZWFkb25seRgFIAEoCBIXCg9yZXN1bWVfYWdlbnRfaWQYBiABKAkSGQoRcnVuX2luX2JhY2tncm91bmQYByABKAgSPwoTY29udGludWF0aW9uX2NvbmZpZxgIIAEoCzIiLmFnZW50LnYxLkNsaWVudENvbnRpbnVhdGlvbkNvbmZpZxIeChZwYXJlbnRfY29udmVyc2F0aW9uX2lkGAkgASgJIvQBChhDbGllbnRDb250aW51YXRpb25Db25maWcSFgoOaWRsZV90aHJlc2hvbGQYASABKAUSEQoJbWF4X2xvb3BzGAIgASgFEhUKDW51ZGdlX21lc3NhZ2UYAyABKAkSHwoXZXNjYXBlX21lc3NhZ2VfdGVtcGxhdGUYBCABKAkSIwobY29sbGVjdF9iYWNrZ3JvdW5kX2NoaWxkcmVuGAUgASgIEisKI2NoaWxkcmVuX2NvbXBsZXRlZF9tZXNzYWdlX3RlbXBsYXRlGAYgASgJEiMKG2NvbnRpbnVhdGlvbl9yb3VuZF9kZWxheV9tcxgHIAEoBSJyCg5TdWJhZ2VudFJlc3VsdBIsCgdzdWNjZXNzGAEgASgLMhkuYWdlbnQudjEuU3ViYWdlbnRTdWNjZXNzSAASKAoFZXJyb3IYAiABKAsyFy5hZ2VudC52MS5TdWJhZ2VudEVycm9ySABCCAoGcmVzdWx0IrcBCg9TdWJhZ2VudFN1Y2Nlc3MSEAoIYWdlbnRfaWQYASABKAkSGgoNZmluYWxfbWVzc2FnZRgCIAEoCUgAiAEBEhcKD3Rvb2xfY2FsbF9jb3VudBgDIAEoBRIZChFiYWNrZ3JvdW5kX3JlYXNvbhgEIAEoBRIcCg90cmFuc2NyaXB0X3BhdGgYBSABKAlIAYgBAUIQCg5fZmluYWxfbWVzc2FnZUISChBfdHJhbnNjcmlwdF9wYXRoIkIKDVN1YmFnZW50RXJyb3ISFQoIYWdlbnRfaWQYASABKAlIAIgBARINCgVlcnJvchgCIAEoCUILCglfYWdlbnRfaWQiEwoRU3ViYWdlbnRBd2FpdEFyZ3MiFQoTU3ViYWdlbnRBd2FpdFJlc3VsdCIdChtGb3JjZUJhY2tncm91bmRTdWJhZ2VudEFyZ3MiHwodRm9yY2VCYWNrZ3JvdW5kU3ViYWdlbnRSZXN1bHQiEAoOUGlSZWFkRXhlY0FyZ3MiEAoOUGlCYXNoRXhlY0FyZ3MiEAoOUGlFZGl0RXhlY0FyZ3MiEQoPUGlXcml0ZUV4ZWNBcmdzIhAKDlBpR3JlcEV4ZWNBcmdzIhAKDlBpRmluZEV4ZWNBcmdzIg4KDFBpTHNFeGVjQXJncyIOCgxQaVRydW5jYXRpb24iSwoNUGlFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbiIcCgtQaUV4ZWNFcnJvchINCgVlcnJvchgBIAEoCSIQCg5QaUV4ZWNSZWplY3RlZCJwChBQaVJlYWRFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdCJwChBQaUJhc2hFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdCKeAQoQUGlFZGl0RXhlY1Jlc3VsdBIqCgdzdWNjZXNzGAEgASgLMhcuYWdlbnQudjEuUGlFeGVjU3VjY2Vzc0gAEiYKBWVycm9yGAIgASgLMhUuYWdlbnQudjEuUGlFeGVjRXJyb3JIABIsCghyZWplY3RlZBgDIAEoCzIYLmFnZW50LnYxLlBpRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0Ip8BChFQaVdyaXRlRXhlY1Jlc3VsdBIqCgdzdWNjZXNzGAEgASgLMhcuYWdlbnQudjEuUGlFeGVjU3VjY2Vzc0gAEiYKBWVycm9yGAIgASgLMhUuYWdlbnQudjEuUGlFeGVjRXJyb3JIABIsCghyZWplY3RlZBgDIAEoCzIYLmFnZW50LnYxLlBpRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0InAKEFBpR3JlcEV4ZWNSZXN1bHQSKgoHc3VjY2VzcxgBIAEoCzIXLmFnZW50LnYxLlBpRXhlY1N1Y2Nlc3NIABImCgVlcnJvchgCIAEoCzIVLmFnZW50LnYxLlBpRXhlY0Vycm9ySABCCAoGcmVzdWx0InAKEFBpRmluZEV4ZWNSZXN1bHQSKgoHc3VjY2VzcxgBIAEoCzIXLmFnZW50LnYxLlBpRXhlY1N1Y2Nlc3NIABImCgVlcnJvchgCIAEoCzIVLmFnZW50LnYxLlBpRXhlY0Vycm9ySABCCAoGcmVzdWx0Im4KDlBpTHNFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdGIGcHJvdG8z");
 
 /**
  * Arguments of subagent_args. [C numbering; S fields]
@@ -63,12 +63,12 @@ export type SubagentArgs = Message<"agent.v1.SubagentArgs"> & {
   runInBackground: boolean;
 
   /**
-   * Files attached for the subagent, as the model wrote their paths. [I: #8 is the one
-   * undocumented slot; no capture names it; see docs/decisions/130]
+   * When and how the client keeps a subagent going. [C: Cursor's client 1.0.32; not an
+   * attachments list, see docs/decisions/130: a Task's files travel in TaskArgs.attachments]
    *
-   * @generated from field: repeated string attachments = 8;
+   * @generated from field: agent.v1.ClientContinuationConfig continuation_config = 8;
    */
-  attachments: string[];
+  continuationConfig?: ClientContinuationConfig | undefined;
 
   /**
    * @generated from field: string parent_conversation_id = 9;
@@ -82,6 +82,55 @@ export type SubagentArgs = Message<"agent.v1.SubagentArgs"> & {
  */
 export const SubagentArgsSchema: GenMessage<SubagentArgs> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_agent, 0);
+
+/**
+ * SubagentArgs.continuation_config. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ClientContinuationConfig
+ */
+export type ClientContinuationConfig = Message<"agent.v1.ClientContinuationConfig"> & {
+  /**
+   * @generated from field: int32 idle_threshold = 1;
+   */
+  idleThreshold: number;
+
+  /**
+   * @generated from field: int32 max_loops = 2;
+   */
+  maxLoops: number;
+
+  /**
+   * @generated from field: string nudge_message = 3;
+   */
+  nudgeMessage: string;
+
+  /**
+   * @generated from field: string escape_message_template = 4;
+   */
+  escapeMessageTemplate: string;
+
+  /**
+   * @generated from field: bool collect_background_children = 5;
+   */
+  collectBackgroundChildren: boolean;
+
+  /**
+   * @generated from field: string children_completed_message_template = 6;
+   */
+  childrenCompletedMessageTemplate: string;
+
+  /**
+   * @generated from field: int32 continuation_round_delay_ms = 7;
+   */
+  continuationRoundDelayMs: number;
+};
+
+/**
+ * Describes the message agent.v1.ClientContinuationConfig.
+ * Use `create(ClientContinuationConfigSchema)` to create a new message.
+ */
+export const ClientContinuationConfigSchema: GenMessage<ClientContinuationConfig> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 1);
 
 /**
  * Result of subagent_args. Refuse with error{}. [C]
@@ -112,7 +161,7 @@ export type SubagentResult = Message<"agent.v1.SubagentResult"> & {
  * Use `create(SubagentResultSchema)` to create a new message.
  */
 export const SubagentResultSchema: GenMessage<SubagentResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 1);
+  messageDesc(file_agent_v1_exec_agent, 2);
 
 /**
  * Subagent finished.
@@ -151,7 +200,7 @@ export type SubagentSuccess = Message<"agent.v1.SubagentSuccess"> & {
  * Use `create(SubagentSuccessSchema)` to create a new message.
  */
 export const SubagentSuccessSchema: GenMessage<SubagentSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 2);
+  messageDesc(file_agent_v1_exec_agent, 3);
 
 /**
  * Subagent failed or was refused.
@@ -175,7 +224,7 @@ export type SubagentError = Message<"agent.v1.SubagentError"> & {
  * Use `create(SubagentErrorSchema)` to create a new message.
  */
 export const SubagentErrorSchema: GenMessage<SubagentError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 3);
+  messageDesc(file_agent_v1_exec_agent, 4);
 
 /**
  * subagent_await_args (#37). Body not documented; kept empty.
@@ -190,7 +239,7 @@ export type SubagentAwaitArgs = Message<"agent.v1.SubagentAwaitArgs"> & {
  * Use `create(SubagentAwaitArgsSchema)` to create a new message.
  */
 export const SubagentAwaitArgsSchema: GenMessage<SubagentAwaitArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 4);
+  messageDesc(file_agent_v1_exec_agent, 5);
 
 /**
  * subagent_await_result (#37). Body not documented; refuse with throw.
@@ -205,7 +254,7 @@ export type SubagentAwaitResult = Message<"agent.v1.SubagentAwaitResult"> & {
  * Use `create(SubagentAwaitResultSchema)` to create a new message.
  */
 export const SubagentAwaitResultSchema: GenMessage<SubagentAwaitResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 5);
+  messageDesc(file_agent_v1_exec_agent, 6);
 
 /**
  * force_background_subagent_args (#31). Body not documented; kept empty.
@@ -220,7 +269,7 @@ export type ForceBackgroundSubagentArgs = Message<"agent.v1.ForceBackgroundSubag
  * Use `create(ForceBackgroundSubagentArgsSchema)` to create a new message.
  */
 export const ForceBackgroundSubagentArgsSchema: GenMessage<ForceBackgroundSubagentArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 6);
+  messageDesc(file_agent_v1_exec_agent, 7);
 
 /**
  * force_background_subagent_result (#31). Body not documented; refuse with throw.
@@ -235,7 +284,7 @@ export type ForceBackgroundSubagentResult = Message<"agent.v1.ForceBackgroundSub
  * Use `create(ForceBackgroundSubagentResultSchema)` to create a new message.
  */
 export const ForceBackgroundSubagentResultSchema: GenMessage<ForceBackgroundSubagentResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 7);
+  messageDesc(file_agent_v1_exec_agent, 8);
 
 /**
  * Pi read arguments (#45). Body not documented.
@@ -250,7 +299,7 @@ export type PiReadExecArgs = Message<"agent.v1.PiReadExecArgs"> & {
  * Use `create(PiReadExecArgsSchema)` to create a new message.
  */
 export const PiReadExecArgsSchema: GenMessage<PiReadExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 8);
+  messageDesc(file_agent_v1_exec_agent, 9);
 
 /**
  * Pi bash arguments (#46). Body not documented.
@@ -265,7 +314,7 @@ export type PiBashExecArgs = Message<"agent.v1.PiBashExecArgs"> & {
  * Use `create(PiBashExecArgsSchema)` to create a new message.
  */
 export const PiBashExecArgsSchema: GenMessage<PiBashExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 9);
+  messageDesc(file_agent_v1_exec_agent, 10);
 
 /**
  * Pi edit arguments (#47). Body not documented.
@@ -280,7 +329,7 @@ export type PiEditExecArgs = Message<"agent.v1.PiEditExecArgs"> & {
  * Use `create(PiEditExecArgsSchema)` to create a new message.
  */
 export const PiEditExecArgsSchema: GenMessage<PiEditExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 10);
+  messageDesc(file_agent_v1_exec_agent, 11);
 
 /**
  * Pi write arguments (#48). Body not documented.
@@ -295,7 +344,7 @@ export type PiWriteExecArgs = Message<"agent.v1.PiWriteExecArgs"> & {
  * Use `create(PiWriteExecArgsSchema)` to create a new message.
  */
 export const PiWriteExecArgsSchema: GenMessage<PiWriteExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 11);
+  messageDesc(file_agent_v1_exec_agent, 12);
 
 /**
  * Pi grep arguments (#49). Body not documented.
@@ -310,7 +359,7 @@ export type PiGrepExecArgs = Message<"agent.v1.PiGrepExecArgs"> & {
  * Use `create(PiGrepExecArgsSchema)` to create a new message.
  */
 export const PiGrepExecArgsSchema: GenMessage<PiGrepExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 12);
+  messageDesc(file_agent_v1_exec_agent, 13);
 
 /**
  * Pi find arguments (#50). Body not documented.
@@ -325,7 +374,7 @@ export type PiFindExecArgs = Message<"agent.v1.PiFindExecArgs"> & {
  * Use `create(PiFindExecArgsSchema)` to create a new message.
  */
 export const PiFindExecArgsSchema: GenMessage<PiFindExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 13);
+  messageDesc(file_agent_v1_exec_agent, 14);
 
 /**
  * Pi ls arguments (#51). Body not documented.
@@ -340,7 +389,7 @@ export type PiLsExecArgs = Message<"agent.v1.PiLsExecArgs"> & {
  * Use `create(PiLsExecArgsSchema)` to create a new message.
  */
 export const PiLsExecArgsSchema: GenMessage<PiLsExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 14);
+  messageDesc(file_agent_v1_exec_agent, 15);
 
 /**
  * Output truncation info. Body not documented; kept empty.
@@ -355,7 +404,7 @@ export type PiTruncation = Message<"agent.v1.PiTruncation"> & {
  * Use `create(PiTruncationSchema)` to create a new message.
  */
 export const PiTruncationSchema: GenMessage<PiTruncation> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 15);
+  messageDesc(file_agent_v1_exec_agent, 16);
 
 /**
  * Successful Pi tool output.
@@ -379,7 +428,7 @@ export type PiExecSuccess = Message<"agent.v1.PiExecSuccess"> & {
  * Use `create(PiExecSuccessSchema)` to create a new message.
  */
 export const PiExecSuccessSchema: GenMessage<PiExecSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 16);
+  messageDesc(file_agent_v1_exec_agent, 17);
 
 /**
  * Failed or refused Pi tool. Refuse with error{}.
@@ -398,7 +447,7 @@ export type PiExecError = Message<"agent.v1.PiExecError"> & {
  * Use `create(PiExecErrorSchema)` to create a new message.
  */
 export const PiExecErrorSchema: GenMessage<PiExecError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 17);
+  messageDesc(file_agent_v1_exec_agent, 18);
 
 /**
  * Refusal case of edit/write. Body not documented; kept empty.
@@ -413,7 +462,7 @@ export type PiExecRejected = Message<"agent.v1.PiExecRejected"> & {
  * Use `create(PiExecRejectedSchema)` to create a new message.
  */
 export const PiExecRejectedSchema: GenMessage<PiExecRejected> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 18);
+  messageDesc(file_agent_v1_exec_agent, 19);
 
 /**
  * Result of pi_read_args (#46).
@@ -444,7 +493,7 @@ export type PiReadExecResult = Message<"agent.v1.PiReadExecResult"> & {
  * Use `create(PiReadExecResultSchema)` to create a new message.
  */
 export const PiReadExecResultSchema: GenMessage<PiReadExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 19);
+  messageDesc(file_agent_v1_exec_agent, 20);
 
 /**
  * Result of pi_bash_args (#47).
@@ -475,7 +524,7 @@ export type PiBashExecResult = Message<"agent.v1.PiBashExecResult"> & {
  * Use `create(PiBashExecResultSchema)` to create a new message.
  */
 export const PiBashExecResultSchema: GenMessage<PiBashExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 20);
+  messageDesc(file_agent_v1_exec_agent, 21);
 
 /**
  * Result of pi_edit_args (#48).
@@ -512,7 +561,7 @@ export type PiEditExecResult = Message<"agent.v1.PiEditExecResult"> & {
  * Use `create(PiEditExecResultSchema)` to create a new message.
  */
 export const PiEditExecResultSchema: GenMessage<PiEditExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 21);
+  messageDesc(file_agent_v1_exec_agent, 22);
 
 /**
  * Result of pi_write_args (#49).
@@ -549,7 +598,7 @@ export type PiWriteExecResult = Message<"agent.v1.PiWriteExecResult"> & {
  * Use `create(PiWriteExecResultSchema)` to create a new message.
  */
 export const PiWriteExecResultSchema: GenMessage<PiWriteExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 22);
+  messageDesc(file_agent_v1_exec_agent, 23);
 
 /**
  * Result of pi_grep_args (#50).
@@ -580,7 +629,7 @@ export type PiGrepExecResult = Message<"agent.v1.PiGrepExecResult"> & {
  * Use `create(PiGrepExecResultSchema)` to create a new message.
  */
 export const PiGrepExecResultSchema: GenMessage<PiGrepExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 23);
+  messageDesc(file_agent_v1_exec_agent, 24);
 
 /**
  * Result of pi_find_args (#51).
@@ -611,7 +660,7 @@ export type PiFindExecResult = Message<"agent.v1.PiFindExecResult"> & {
  * Use `create(PiFindExecResultSchema)` to create a new message.
  */
 export const PiFindExecResultSchema: GenMessage<PiFindExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 24);
+  messageDesc(file_agent_v1_exec_agent, 25);
 
 /**
  * Result of pi_ls_args (#52).
@@ -642,5 +691,5 @@ export type PiLsExecResult = Message<"agent.v1.PiLsExecResult"> & {
  * Use `create(PiLsExecResultSchema)` to create a new message.
  */
 export const PiLsExecResultSchema: GenMessage<PiLsExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 25);
+  messageDesc(file_agent_v1_exec_agent, 26);
 

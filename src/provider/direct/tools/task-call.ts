@@ -3,8 +3,8 @@
  * description comes from the Task's display arguments (the exec carries none); files the
  * model attached reach the child as exact, quoted paths in its prompt, so the child opens
  * them with its own permission-checked tools and no attachment bytes pass through the
- * parent. Attachments are read from the exec (`SubagentArgs.attachments`) and from the
- * display arguments (`TaskToolArgs.attachments`), whichever carries them (ADR 130).
+ * parent. Attachments are read from the Task's display arguments (`TaskToolArgs.attachments`,
+ * `TaskArgs` #7 in Cursor's schema); the exec has no attachments field (ADR 130).
  *
  * @module
  */
@@ -32,8 +32,8 @@ const FALLBACK_DESCRIPTION_LENGTH = 80;
  * import { taskInput } from "./task-call.ts";
  *
  * const tool = { type: "function" as const, name: "task", inputSchema: { type: "object" as const, properties: { description: {}, prompt: {}, subagent_type: {} } } };
- * const args = create(SubagentArgsSchema, { prompt: "Compare them", subagentType: "general", attachments: ["a b.png"] });
- * const input = taskInput(tool, args, create(TaskToolArgsSchema, { description: "Compare two files" }));
+ * const args = create(SubagentArgsSchema, { prompt: "Compare them", subagentType: "general" });
+ * const input = taskInput(tool, args, create(TaskToolArgsSchema, { description: "Compare two files", attachments: ["a b.png"] }));
  * console.assert(input.description === "Compare two files");
  * console.assert(String(input.prompt).includes('"a b.png"'));
  * ```
@@ -45,7 +45,7 @@ export function taskInput(
 ): JSONObject {
   const description = shown?.description.trim() ||
     args.prompt.split("\n")[0]?.slice(0, FALLBACK_DESCRIPTION_LENGTH) || "Subagent task";
-  const attachments = taskAttachments(args, shown);
+  const attachments = taskAttachments(shown);
   return {
     [propertyName(tool, ["description"])]: description,
     [propertyName(tool, ["prompt"])]: withAttachments(args.prompt, attachments),
@@ -54,15 +54,13 @@ export function taskInput(
 }
 
 /**
- * The attached paths of a Task: the exec's own list, else the display's, in order and
- * without repeats.
+ * The attached paths of a Task, from its display arguments, in order and without repeats.
  *
- * @param args The exec's arguments.
  * @param shown The display arguments, if any.
  * @returns The paths exactly as the model wrote them.
  */
-export function taskAttachments(args: SubagentArgs, shown: TaskToolArgs | undefined): string[] {
-  const listed = args.attachments.length > 0 ? args.attachments : shown?.attachments ?? [];
+export function taskAttachments(shown: TaskToolArgs | undefined): string[] {
+  const listed = shown?.attachments ?? [];
   return [...new Set(listed.filter((path) => path !== ""))];
 }
 

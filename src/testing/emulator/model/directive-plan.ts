@@ -16,10 +16,10 @@
  * ::delete <path>                delete a file (delete_args)
  * ::mcp <tool-name> [json]       call an advertised MCP tool (mcp_args)
  * ::subagent <type> <prompt> [| <path>…]
- *                                spawn a subagent (subagent_args); attachments in the exec
- *                                and in the Task display arguments
+ *                                spawn a subagent (subagent_args); attachments in the Task
+ *                                display arguments
  * ::subagent-shown <type> <prompt> [| <path>…]
- *                                the same, attachments only in the display arguments
+ *                                the same as ::subagent (kept for old scripts)
  * ::image <path> <description>   generate an image (generate_image query, then a binary write)
  * ::websearch <query>            search the web (web_search query)
  * ::ask <question> | a | b       ask the user (ask_question interaction query)
@@ -98,8 +98,6 @@ export type ToolSpec =
     readonly prompt: string;
     /** Attached paths as the model wrote them. */
     readonly attachments?: readonly string[];
-    /** Where the attachments travel: the exec and the display (default) or the display only. */
-    readonly attachmentsIn?: "exec" | "display";
   }
   | { readonly kind: "image"; readonly path: string; readonly description: string }
   | { readonly kind: "websearch"; readonly query: string }
@@ -239,7 +237,6 @@ function parseMore(name: string, rest: string, arg: string | PlanStep): PlanStep
         subagentType: type,
         prompt,
         ...(attachments.length > 0 ? { attachments } : {}),
-        ...(name === "subagent-shown" ? { attachmentsIn: "display" as const } : {}),
       });
     }
     case "image": {

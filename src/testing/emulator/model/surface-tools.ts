@@ -1,8 +1,8 @@
 /**
  * The model's Task, image generation and web search calls on the wire. A Task is a
- * `subagent_args` exec whose attached paths travel in the exec and the display arguments,
- * or (`::subagent-shown`) only in the display arguments: no capture names the field, so
- * the emulator plays both shapes (docs/decisions/130). Image generation and web search
+ * `subagent_args` exec; its attached paths travel in the Task's display arguments
+ * (`TaskArgs.attachments`), as in Cursor's schema: the exec has no attachments field
+ * (docs/decisions/130). Image generation and web search
  * are approval queries (AGENT-SCHEMA §7): an approved image comes back as a binary
  * `write_args` of its bytes, an approved search runs on the server with no exec.
  *
@@ -34,7 +34,6 @@ export async function runSubagent(
   spec: Extract<ToolSpec, { kind: "subagent" }>,
   toolCallId: string,
 ): Promise<OutcomeView> {
-  const inExec = spec.attachmentsIn !== "display";
   const outcome = await execOnClient(env, toolCallId, {
     case: "subagentArgs",
     value: {
@@ -43,7 +42,6 @@ export async function runSubagent(
       prompt: spec.prompt,
       modelId: env.modelId,
       parentConversationId: env.conversationId,
-      attachments: inExec ? [...(spec.attachments ?? [])] : [],
     },
   });
   return describeOutcome(spec, outcome);
