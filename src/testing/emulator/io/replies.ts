@@ -40,6 +40,8 @@ export interface ShellOutcome {
   exitCode: number | undefined;
   aborted: boolean;
   shellResult: ShellResult | undefined;
+  /** `ShellStreamExit.local_execution_time_ms` (#6), when the client sent it. */
+  exitExecutionTimeMs: number | undefined;
 }
 
 /** Callbacks into the Run. */
@@ -250,6 +252,7 @@ export class Replies {
     if (event.case === "exit") {
       shell.exitCode = event.value.code;
       shell.aborted = event.value.aborted;
+      shell.exitExecutionTimeMs = event.value.localExecutionTimeMs;
     }
     this.#hooks.variant("shellTerminal", "exit");
     this.#terminal(pending);
@@ -434,5 +437,6 @@ function emptyShell(): ShellOutcome {
     exitCode: undefined,
     aborted: false,
     shellResult: undefined,
+    exitExecutionTimeMs: undefined,
   };
 }
