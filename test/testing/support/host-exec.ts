@@ -182,7 +182,7 @@ function shellReplies(
   ) => execMessage(id, { case: "shellStream", value: { event: value } });
   const replies: ClientInit[] = [event({ case: "start", value: {} })];
   if (stdout !== "") replies.push(event({ case: "stdout", value: { data: stdout } }));
-  replies.push(event({ case: "exit", value: { code, cwd } }));
+  replies.push(event({ case: "exit", value: { code, cwd, localExecutionTimeMs: 175 } }));
   if (behaviour.shellTerminal === "exit+shell_result") replies.push(shellResult);
   return replies;
 }

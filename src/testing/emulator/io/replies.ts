@@ -40,6 +40,8 @@ export interface ShellOutcome {
   exitCode: number | undefined;
   aborted: boolean;
   shellResult: ShellResult | undefined;
+  /** `ShellStreamExit.local_execution_time_ms` (#6), when the client sent it. */
+  exitExecutionTimeMs: number | undefined;
 }
 
 /** Callbacks into the Run. */
@@ -250,6 +252,7 @@ export class Replies {
     if (event.case === "exit") {
       shell.exitCode = event.value.code;
       shell.aborted = event.value.aborted;
+      shell.exitExecutionTimeMs = event.value.localExecutionTimeMs;
     }
     this.#hooks.variant("shellTerminal", "exit");
     this.#terminal(pending);
@@ -271,7 +274,10 @@ export class Replies {
         );
       }
       pending.thrown = control.value.error || "Client threw without a message";
-      return this.#terminal(pending);
+      // A throw is final: Cursor's client sends no stream_close after it, so the exec
+      // settles now, whether or not the Run waits for stream_close after results.
+      pending.terminal = true;
+      return this.#settle(pending);
     }
     this.#onStreamClose(pending);
   }
@@ -280,6 +286,11 @@ export class Replies {
     if (!pending.toolExec) this.#hooks.variant("requestContextStreamClose", true);
     if (pending.streamClosed) {
       return this.#hooks.violation("duplicate-reply", `Exec ${pending.id} stream closed twice`);
+    }
+    if (pending.thrown !== undefined) {
+      // Older clients close the stream after a throw; the exec has settled already.
+      pending.streamClosed = true;
+      return;
     }
     if (!pending.terminal) {
       return this.#hooks.violation(
@@ -426,5 +437,6 @@ function emptyShell(): ShellOutcome {
     exitCode: undefined,
     aborted: false,
     shellResult: undefined,
+    exitExecutionTimeMs: undefined,
   };
 }

@@ -108,10 +108,25 @@ function synthesizedShellResult(args: ShellArgs, outcome: ExecOutcome): ShellRes
     });
   }
   const ok = base.exitCode === 0 && shell?.aborted !== true;
+  // The client's own figure: the exit's run time, else the exec's (#39), else the wall time.
+  const executionTime = shell?.exitExecutionTimeMs ?? outcome.localExecutionTimeMs ??
+    outcome.durationMs;
   return create(ShellResultSchema, {
     result: ok
-      ? { case: "success", value: base }
-      : { case: "failure", value: { ...base, aborted: shell?.aborted ?? false } },
+      ? {
+        case: "success",
+        value: {
+          ...base,
+          executionTime,
+          ...(outcome.localExecutionTimeMs === undefined
+            ? {}
+            : { localExecutionTimeMs: outcome.localExecutionTimeMs }),
+        },
+      }
+      : {
+        case: "failure",
+        value: { ...base, aborted: shell?.aborted ?? false, executionTime },
+      },
   });
 }
 
@@ -215,14 +230,18 @@ function describeRead(label: string, read: ReadResult): OutcomeView {
     : output.case === "data"
     ? imageLabel(output.value)
     : "";
-  const path = read.result.value.path;
+  const { path, totalLines } = read.result.value;
+  const fileSize = Number(read.result.value.fileSize);
   return {
     ok: true,
     summary: `${label}: ${quote(text)}`,
     setResult: (call) => {
       if (call.tool.case !== "readToolCall") return;
       call.tool.value.result = create(ReadToolResultSchema, {
-        result: { case: "success", value: { output: { case: "content", value: text }, path } },
+        result: {
+          case: "success",
+          value: { output: { case: "content", value: text }, path, totalLines, fileSize },
+        },
       });
     },
   };
