@@ -28,7 +28,7 @@ import { ensureCursorSdk } from "./lib/cursor-sdk-install.ts";
 const INNER = "--inside-namespace";
 const API_KEY = "crsr_sdke2e_0123456789abcdef";
 const SUITE_MS = 230_000;
-const DRIVER_MS = 60_000;
+const DRIVER_MS = 45_000;
 const TRANSPORTS = ["sse", "http2"] as const;
 const SCENARIOS = [
   "models.list",
@@ -156,7 +156,8 @@ try {
       agent = await Agent.create({ apiKey, model: { id: await firstModel() }, local: { cwd: step.cwd } });
       out({ op: "create", agentId: agent.agentId });
     } else if (step.op === "resume") {
-      agent = await Agent.resume(step.agentId, { apiKey, local: { cwd: step.cwd } });
+      agent = await Agent.resume(step.agentId, {
+        apiKey, model: { id: await firstModel() }, local: { cwd: step.cwd } });
       out({ op: "resume", agentId: agent.agentId });
     } else if (step.op === "send") {
       const run = await agent.send(step.text);
@@ -349,8 +350,6 @@ async function inner(): Promise<void> {
         { op: "create", cwd: workspace },
         { op: "send", text: `::read notes.txt\n::shell echo ${marker}\n::text Tools done` },
       ]);
-      const turn = sends(results)[0];
-      check(turn, `no turn: ${failure}`);
       const record = runsSince(runsBefore).find((r) => r.execs.length > 1);
       check(record, "the emulator saw no Run with tool execs");
       const read = record.execs.find((e) => e.requestCase === "readArgs");
@@ -370,7 +369,10 @@ async function inner(): Promise<void> {
       const exits = emulator.log({ runId: record.runId, direction: "client" })
         .filter((e) => json(e.message).includes('"exit"'));
       check(exits.length > 0, "no shell exit reached the emulator");
-      check(/"code":0/.test(json(exits.map((e) => e.message))), "shell exit code not 0");
+      // proto3 zero values may be left out of the decoded message: no non-zero code is the check.
+      check(!/"code":[1-9]/.test(json(exits.map((e) => e.message))), "shell exit code not 0");
+      const turn = sends(results)[0];
+      check(turn, `no turn: ${failure}`);
       check(turn.status === "finished", `turn status ${turn.status} (${turn.error})`);
       check(turn.text.includes("Tools done"), `streamed text ${JSON.stringify(turn.text)}`);
       check(
