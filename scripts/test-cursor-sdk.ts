@@ -353,12 +353,18 @@ async function inner(): Promise<void> {
       const record = runsSince(runsBefore).find((r) => r.execs.length > 1);
       check(record, "the emulator saw no Run with tool execs");
       const read = record.execs.find((e) => e.requestCase === "readArgs");
+      const seen = [
+        ...new Set(emulator.log({ runId: record.runId, direction: "client" }).map((e) => e.kind)),
+      ].join(", ");
+      const routes = [...new Set(emulator.log({ direction: "http" }).map((e) => e.rpc))]
+        .join(", ");
+      const context = ` (client sent: ${seen}; HTTP routes asked for: ${routes})`;
       const shell = record.execs.find((e) => e.requestCase === "shellStreamArgs");
       check(read, "no read exec");
-      check(!read.thrown, `the client threw on read: ${read.thrown}`);
+      check(!read.thrown, `the client threw on read: ${read.thrown}${context}`);
       check(
         read.resultCase && read.streamClosed,
-        `read ended ${read.resultCase}, stream_close ${read.streamClosed}`,
+        `read ended ${read.resultCase}, stream_close ${read.streamClosed}${context}`,
       );
       check(shell, "no shell exec");
       check(!shell.thrown, `the client threw on shell: ${shell.thrown}`);
