@@ -61,6 +61,7 @@ export type {
   EmulatorOptions,
   FinalAnswerBlob,
   Http2ConfigName,
+  PrivacyModeName,
 } from "./emulator/config/options.ts";
 export type { EmulatorStats } from "./emulator/http/emulator-core.ts";
 export type {

@@ -136,6 +136,10 @@ interface LoginSession {
 }
 
 const MAX_LOGINS = 256;
+/** The numeric user id of the emulator's one account (`/v1/me`). */
+export const EMULATOR_USER_ID = 1001;
+/** The e-mail of the emulator's one account (`/v1/me`). */
+export const EMULATOR_USER_EMAIL = "user@emulator.invalid";
 const HOUR_MS = 60 * 60 * 1000;
 
 /**
@@ -164,6 +168,7 @@ export class AuthState {
   readonly #logins = new Map<string, LoginSession>();
   readonly #revoked = new Set<string>();
   readonly #events: AuthEvent[] = [];
+  readonly #keysSeen = new Map<string, number>();
   #revokedBefore = 0;
   #accessLifetimeMs: number;
   #counter = 0;
@@ -285,8 +290,33 @@ export class AuthState {
 
   /** Whether an API key is accepted. */
   acceptsApiKey(key: string): boolean {
-    if (this.#options.apiKeys !== undefined) return this.#options.apiKeys.includes(key);
-    return /^crsr_[A-Za-z0-9_-]{8,}$/.test(key);
+    const ok = this.#options.apiKeys !== undefined
+      ? this.#options.apiKeys.includes(key)
+      : /^crsr_[A-Za-z0-9_-]{8,}$/.test(key);
+    if (ok && !this.#keysSeen.has(key)) this.#keysSeen.set(key, this.#now());
+    return ok;
+  }
+
+  /**
+   * The account behind an API key, as `GET /v1/me` answers it: a personal key of the
+   * emulator's one user (`user-emulator`), created when the emulator first saw it.
+   *
+   * @param key An accepted `crsr_` key.
+   */
+  me(key: string): {
+    apiKeyName: string;
+    userId: number;
+    userEmail: string;
+    createdAt: string;
+  } {
+    const created = this.#keysSeen.get(key) ?? this.#now();
+    this.#keysSeen.set(key, created);
+    return {
+      apiKeyName: "emulator",
+      userId: EMULATOR_USER_ID,
+      userEmail: EMULATOR_USER_EMAIL,
+      createdAt: new Date(created).toISOString(),
+    };
   }
 
   /** Revokes one token (access or refresh). */

@@ -76,6 +76,12 @@ export interface EmulatorOptions {
    */
   readonly http2Config?: Http2ConfigName;
   /**
+   * The privacy mode `DashboardService/GetUserPrivacyMode` answers (default
+   * `"no-storage"`, Privacy Mode on). Cursor's client sends `x-ghost-mode: false` only for
+   * the two training-allowed modes.
+   */
+  readonly privacyMode?: PrivacyModeName;
+  /**
    * When the final answer's blob (its assistant JSON root) is SET, where the sources
    * disagree. `"after-turn-ended"` (default): after `turn_ended`, before the final
    * checkpoint, as captures show (AGENT-SCHEMA.md §11 Open questions, 2. "Final
@@ -138,6 +144,25 @@ export type Http2ConfigName =
   | "force-bidi-disabled"
   | "force-bidi-enabled";
 
+/**
+ * A value of Cursor's `aiserver.v1.PrivacyMode` enum (see {@link EmulatorOptions.privacyMode}).
+ *
+ * @example
+ * ```ts
+ * import { createEmulator, type PrivacyModeName } from "../../mod.ts";
+ *
+ * const privacyMode: PrivacyModeName = "usage-data-training-allowed";
+ * const emulator = await createEmulator({ privacyMode });
+ * await emulator.close();
+ * ```
+ */
+export type PrivacyModeName =
+  | "unspecified"
+  | "no-storage"
+  | "no-training"
+  | "usage-data-training-allowed"
+  | "usage-codebase-training-allowed";
+
 export type { ContextOverflowError };
 
 /** Options with every default applied. */
@@ -159,6 +184,7 @@ export interface ResolvedOptions {
   readonly now: () => number;
   readonly agentUrl: string | undefined;
   readonly http2Config: Http2ConfigName;
+  readonly privacyMode: PrivacyModeName;
   readonly finalAnswerBlob: FinalAnswerBlob;
   /** `undefined`: a cold server. */
   readonly serverBlobCache: BlobCacheSettings | undefined;
@@ -186,6 +212,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     now: options.now ?? Date.now,
     agentUrl: options.agentUrl,
     http2Config: options.http2Config ?? "unspecified",
+    privacyMode: options.privacyMode ?? "no-storage",
     finalAnswerBlob: options.finalAnswerBlob ?? "after-turn-ended",
     contextOverflow: options.contextOverflow ?? "conversation-too-long",
     serverBlobCache: options.serverBlobCache === false ? undefined : {

@@ -12,6 +12,7 @@ import { connectErrorResponse } from "../wire/connect-http.ts";
 import type { EmulatorCore } from "./emulator-core.ts";
 import { handleBidiAppend, handleRunSse } from "./sse-routes.ts";
 import { UNARY_ROUTES } from "./unary-routes.ts";
+import { handleRest, REST_PATHS } from "./rest-routes.ts";
 
 /** Path of the bidi Run. */
 export const RUN_PATH = "/agent.v1.AgentService/Run";
@@ -53,6 +54,9 @@ async function route(core: EmulatorCore, request: Request, path: string): Promis
       status: 200,
       headers: { "content-type": "text/plain" },
     });
+  }
+  if (REST_PATHS.includes(path)) {
+    return handleRest(core.auth, core.options.models, request, path);
   }
   if (request.method !== "POST") {
     return connectErrorResponse({

@@ -24,7 +24,9 @@ import {
   GetServerConfigResponseSchema,
   Http2Config,
 } from "../../../gen/aiserver/v1/server_config_pb.ts";
-import type { Http2ConfigName } from "../config/options.ts";
+import type { Http2ConfigName, PrivacyModeName } from "../config/options.ts";
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import {
   GetDefaultModelForCliRequestSchema,
   GetDefaultModelForCliResponseSchema,
@@ -62,7 +64,134 @@ export const UNARY_ROUTES: Readonly<Record<string, Handler>> = {
   "/aiserver.v1.AiService/GetUsableModels": usableModels,
   "/agent.v1.AgentService/GetDefaultModelForCli": defaultModel,
   "/aiserver.v1.AiService/GetDefaultModelForCli": defaultModel,
+  "/aiserver.v1.DashboardService/GetUserPrivacyMode": (core, request) =>
+    rawUnary(core, request, () => privacyModeResponse(PRIVACY_MODE[core.options.privacyMode])),
+  "/aiserver.v1.DashboardService/GetTeamAdminSettingsOrEmptyIfNotInTeam": (core, request) =>
+    rawUnary(core, request, () => new Uint8Array(0)),
+  "/aiserver.v1.DashboardService/GetTeamReposOrEmptyIfNotInTeam": (core, request) =>
+    rawUnary(core, request, () => new Uint8Array(0)),
+  "/aiserver.v1.AnalyticsService/TrackEvents": (core, request) =>
+    rawUnary(core, request, () => new Uint8Array(0)),
+  "/aiserver.v1.AnalyticsService/BootstrapStatsig": bootstrapStatsig,
 };
+
+/** `aiserver.v1.PrivacyMode` numbers by option name. */
+const PRIVACY_MODE: Readonly<Record<PrivacyModeName, number>> = {
+  "unspecified": 0,
+  "no-storage": 1,
+  "no-training": 2,
+  "usage-data-training-allowed": 3,
+  "usage-codebase-training-allowed": 4,
+};
+
+/** `GetUserPrivacyModeResponse { #1 privacy_mode }` (nothing for UNSPECIFIED). */
+function privacyModeResponse(mode: number): Uint8Array {
+  return mode === 0 ? new Uint8Array(0) : new BinaryWriter().uint32(8).int32(mode).finish();
+}
+
+/**
+ * A unary call answered without generated types (Dashboard, Analytics): the request
+ * must be a well-formed protobuf (JSON object for `application/json`); the answer is
+ * the bytes `answer` builds (an empty message answers a user outside a team). Each
+ * call is logged by the fetch handler.
+ */
+async function rawUnary(
+  core: EmulatorCore,
+  request: Request,
+  answer: () => Uint8Array,
+): Promise<Response> {
+  const type = mediaType(request);
+  if (type !== "application/proto" && type !== "application/json") {
+    return connectErrorResponse({
+      code: "unknown",
+      message: `Unsupported content type ${JSON.stringify(type)}`,
+    }, 415);
+  }
+  const refused = await authorize(core, request);
+  if (refused !== undefined) return refused;
+  const body = await readUnaryBody(request);
+  if (body instanceof Response) return body;
+  try {
+    if (type === "application/json") {
+      const value: unknown = body.length === 0 ? {} : JSON.parse(new TextDecoder().decode(body));
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new Error("not a JSON object");
+      }
+    } else {
+      fromBinary(EmptySchema, body);
+    }
+  } catch (cause) {
+    return connectErrorResponse({
+      code: "invalid_argument",
+      message: `Cannot decode the request: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+    });
+  }
+  if (type === "application/json") {
+    // Every field of these answers is optional; the JSON form of the empty message is {}.
+    return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
+  }
+  return new Response(new Uint8Array(answer()), {
+    status: 200,
+    headers: { "content-type": "application/proto" },
+  });
+}
+
+/**
+ * `AnalyticsService/BootstrapStatsig`, which Cursor's client calls with plain JSON
+ * (`{}`) and reads `config` (a JSON string) from.
+ */
+async function bootstrapStatsig(core: EmulatorCore, request: Request): Promise<Response> {
+  const refused = await authorize(core, request);
+  if (refused !== undefined) return refused;
+  const body = await readUnaryBody(request);
+  if (body instanceof Response) return body;
+  if (mediaType(request) === "application/proto") {
+    try {
+      fromBinary(EmptySchema, body);
+    } catch (cause) {
+      return connectErrorResponse({
+        code: "invalid_argument",
+        message: `Cannot decode the request: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+      });
+    }
+    return new Response(
+      new BinaryWriter().uint32(10).string(STATSIG_CONFIG).uint32(16).uint64(core.options.now())
+        .finish(),
+      { status: 200, headers: { "content-type": "application/proto" } },
+    );
+  }
+  return new Response(
+    JSON.stringify({ config: STATSIG_CONFIG, generated_at_ms: String(core.options.now()) }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );
+}
+
+/** An empty Statsig bootstrap: no gates, configs or layers set. */
+const STATSIG_CONFIG = JSON.stringify({
+  feature_gates: {},
+  dynamic_configs: {},
+  layer_configs: {},
+  has_updates: true,
+  time: 0,
+});
+
+async function readUnaryBody(request: Request): Promise<Uint8Array | Response> {
+  try {
+    return await readBody(request, UNARY_BODY_LIMIT);
+  } catch (cause) {
+    if (cause instanceof BodyTooLargeError) {
+      return connectErrorResponse({
+        code: "resource_exhausted",
+        message: `Request exceeds ${cause.limit} bytes`,
+      });
+    }
+    throw cause;
+  }
+}
 
 function serverConfig(core: EmulatorCore, request: Request): Promise<Response> {
   return unary(core, request, GetServerConfigRequestSchema, GetServerConfigResponseSchema, () => {

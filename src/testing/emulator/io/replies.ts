@@ -271,7 +271,10 @@ export class Replies {
         );
       }
       pending.thrown = control.value.error || "Client threw without a message";
-      return this.#terminal(pending);
+      // A throw is final: Cursor's client sends no stream_close after it, so the exec
+      // settles now, whether or not the Run waits for stream_close after results.
+      pending.terminal = true;
+      return this.#settle(pending);
     }
     this.#onStreamClose(pending);
   }
@@ -280,6 +283,11 @@ export class Replies {
     if (!pending.toolExec) this.#hooks.variant("requestContextStreamClose", true);
     if (pending.streamClosed) {
       return this.#hooks.violation("duplicate-reply", `Exec ${pending.id} stream closed twice`);
+    }
+    if (pending.thrown !== undefined) {
+      // Older clients close the stream after a throw; the exec has settled already.
+      pending.streamClosed = true;
+      return;
     }
     if (!pending.terminal) {
       return this.#hooks.violation(

@@ -155,7 +155,7 @@ export const RULES: Readonly<Record<RuleName, RuleInfo>> = {
   ),
   "stream-close-missing": rule(
     "stream-close-missing",
-    "A tool exec got its terminal result but no stream_close before the reply deadline",
+    "A tool exec got its terminal result but no stream_close before the reply deadline (a throw is final and needs none)",
     "deadline_exceeded",
   ),
   "append-seqno-gap": rule(
