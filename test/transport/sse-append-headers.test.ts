@@ -27,7 +27,11 @@ describe("SSE transport: BidiAppend headers", () => {
   it("sends connect-protocol-version and connect-timeout-ms (the append deadline), as Cursor's client", async () => {
     for (const appendTimeoutMs of [undefined, 12_345]) {
       const recorded = recordingFetch();
-      const transport = createSseTransport({ fetch: recorded.fetch, appendTimeoutMs });
+      const transport = createSseTransport(
+        appendTimeoutMs === undefined
+          ? { fetch: recorded.fetch }
+          : { fetch: recorded.fetch, appendTimeoutMs },
+      );
       const stream = await transport.openRun({
         agentBaseURL: "https://agent.cursor.sh",
         headers: { "x-cursor-client-type": "cli", "connect-accept-encoding": "gzip" },

@@ -312,7 +312,7 @@ describe("host result → exec result", () => {
     const numbered = read(
       "<path>/ws/a.ts</path>\n<type>file</type>\n<content>\n1: a\n2: b\n\n(End of file - total 2 lines)\n</content>",
     );
-    assert.equal(numbered.output.value, "a\nb\n");
+    assert.equal(numbered.output?.value, "a\nb\n");
     assert.equal(numbered.totalLines, 3);
   });
 
