@@ -290,12 +290,14 @@ async function append(
     try {
       response = await deadline.race(fetchImpl(url, {
         method: "POST",
-        // As Cursor's client: Connect's protocol version and the append's own deadline.
+        // As Cursor's client: Connect's protocol version, the append's own deadline, and
+        // the HTTP/1.1 agent transport's streaming mark.
         headers: {
           ...sent,
           "content-type": "application/proto",
           "connect-protocol-version": "1",
           "connect-timeout-ms": String(options.timeoutMs),
+          "x-cursor-streaming": "true",
         },
         body: body as Uint8Array<ArrayBuffer>,
         signal: deadline.signal,

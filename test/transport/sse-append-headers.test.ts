@@ -24,7 +24,7 @@ function recordingFetch() {
 }
 
 describe("SSE transport: BidiAppend headers", () => {
-  it("sends connect-protocol-version and connect-timeout-ms (the append deadline), as Cursor's client", async () => {
+  it("sends connect-protocol-version, connect-timeout-ms (the append deadline) and x-cursor-streaming, as Cursor's client", async () => {
     for (const appendTimeoutMs of [undefined, 12_345]) {
       const recorded = recordingFetch();
       const transport = createSseTransport(
@@ -44,6 +44,7 @@ describe("SSE transport: BidiAppend headers", () => {
       assert.equal(append.headers["connect-protocol-version"], "1");
       assert.equal(append.headers["connect-timeout-ms"], String(appendTimeoutMs ?? 30_000));
       assert.equal(append.headers["content-type"], "application/proto");
+      assert.equal(append.headers["x-cursor-streaming"], "true");
       assert.equal(append.headers["x-request-id"], "r");
       assert.equal(append.headers["x-cursor-client-type"], "cli");
       // The run stream's own encoding negotiation is not an append's.

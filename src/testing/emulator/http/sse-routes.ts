@@ -16,9 +16,9 @@ import {
   endStreamEnvelope,
   mediaType,
   readBody,
-  unauthenticatedError,
 } from "../wire/connect-http.ts";
 import type { EmulatorCore } from "./emulator-core.ts";
+import { acceptUnaryRequest, authorize, unaryAnswer } from "./request-preamble.ts";
 import type { AppendOutcome } from "./bidi-registry.ts";
 import type { RunSink } from "../io/run-writer.ts";
 import type { RuleName } from "../observe/violations.ts";
@@ -32,16 +32,6 @@ export function streamError(error: EmulatedError): Response {
     status: 200,
     headers: STREAM_HEADERS,
   });
-}
-
-/** Checks the bearer token; returns the 401 response when it is refused. */
-export async function authorize(
-  core: EmulatorCore,
-  request: Request,
-): Promise<Response | undefined> {
-  const refusal = await core.auth.checkBearer(request.headers.get("authorization"));
-  if (refusal === undefined) return undefined;
-  return connectErrorResponse(unauthenticatedError(refusal.detail, refusal.message), 401);
 }
 
 /** Handles `POST /agent.v1.AgentService/RunSSE`. */
@@ -185,27 +175,14 @@ export function streamSink(): {
 
 /** Handles `POST /aiserver.v1.BidiService/BidiAppend`. */
 export async function handleBidiAppend(core: EmulatorCore, request: Request): Promise<Response> {
-  const type = mediaType(request);
-  if (type !== "application/proto" && type !== "application/json") {
-    return connectErrorResponse({
-      code: "unknown",
-      message: `Unsupported content type ${JSON.stringify(type)}`,
-    }, 415);
-  }
-  const refused = await authorize(core, request);
-  if (refused !== undefined) return refused;
-  let body: Uint8Array;
-  try {
-    body = await readBody(request, core.options.maxMessageBytes * 2 + 4096);
-  } catch (cause) {
-    if (cause instanceof BodyTooLargeError) {
-      return connectErrorResponse({
-        code: "resource_exhausted",
-        message: `BidiAppend exceeds ${cause.limit} bytes`,
-      });
-    }
-    throw cause;
-  }
+  const accepted = await acceptUnaryRequest(
+    core,
+    request,
+    core.options.maxMessageBytes * 2 + 4096,
+    "BidiAppend",
+  );
+  if (accepted instanceof Response) return accepted;
+  const { type, body } = accepted;
   const append = decodeAppend(body, type);
   if ("code" in append) return connectErrorResponse(append);
   const message = appendMessage(core, append.requestId, append.data, append.dataBinary);
@@ -214,12 +191,7 @@ export async function handleBidiAppend(core: EmulatorCore, request: Request): Pr
   const outcome = core.bidi.append(append.requestId, append.seqno, message.bytes, encoding);
   const refusal = appendRefusal(core, append, outcome);
   if (refusal !== undefined) return refusal;
-  return type === "application/json"
-    ? new Response("{}", { status: 200, headers: { "content-type": "application/json" } })
-    : new Response(new Uint8Array(0), {
-      status: 200,
-      headers: { "content-type": "application/proto" },
-    });
+  return unaryAnswer(type, type === "application/json" ? "{}" : new Uint8Array(0));
 }
 
 /** The error response for an append the registry refused, if any (late appends are logged). */

@@ -35,14 +35,8 @@ import {
 } from "../../../gen/agent/v1/agent_service_pb.ts";
 import { availableModelsResponse, modelDetails } from "../catalog/catalog-messages.ts";
 import { DEFAULT_MODEL_ID } from "../catalog/catalog.ts";
-import {
-  BodyTooLargeError,
-  connectErrorResponse,
-  mediaType,
-  readBody,
-} from "../wire/connect-http.ts";
 import type { EmulatorCore } from "./emulator-core.ts";
-import { authorize } from "./sse-routes.ts";
+import { acceptUnaryRequest, unaryAnswer, undecodableRequest } from "./request-preamble.ts";
 
 const UNARY_BODY_LIMIT = 1024 * 1024;
 
@@ -100,17 +94,9 @@ async function rawUnary(
   request: Request,
   answer: () => Uint8Array,
 ): Promise<Response> {
-  const type = mediaType(request);
-  if (type !== "application/proto" && type !== "application/json") {
-    return connectErrorResponse({
-      code: "unknown",
-      message: `Unsupported content type ${JSON.stringify(type)}`,
-    }, 415);
-  }
-  const refused = await authorize(core, request);
-  if (refused !== undefined) return refused;
-  const body = await readUnaryBody(request);
-  if (body instanceof Response) return body;
+  const accepted = await acceptUnaryRequest(core, request, UNARY_BODY_LIMIT, "Request");
+  if (accepted instanceof Response) return accepted;
+  const { type, body } = accepted;
   try {
     if (type === "application/json") {
       const value: unknown = body.length === 0 ? {} : JSON.parse(new TextDecoder().decode(body));
@@ -121,21 +107,10 @@ async function rawUnary(
       fromBinary(EmptySchema, body);
     }
   } catch (cause) {
-    return connectErrorResponse({
-      code: "invalid_argument",
-      message: `Cannot decode the request: ${
-        cause instanceof Error ? cause.message : String(cause)
-      }`,
-    });
+    return undecodableRequest("the request", cause);
   }
-  if (type === "application/json") {
-    // Every field of these answers is optional; the JSON form of the empty message is {}.
-    return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
-  }
-  return new Response(new Uint8Array(answer()), {
-    status: 200,
-    headers: { "content-type": "application/proto" },
-  });
+  // Every field of these answers is optional; the JSON form of the empty message is {}.
+  return unaryAnswer(type, type === "application/json" ? "{}" : answer());
 }
 
 /**
@@ -143,30 +118,24 @@ async function rawUnary(
  * (`{}`) and reads `config` (a JSON string) from.
  */
 async function bootstrapStatsig(core: EmulatorCore, request: Request): Promise<Response> {
-  const refused = await authorize(core, request);
-  if (refused !== undefined) return refused;
-  const body = await readUnaryBody(request);
-  if (body instanceof Response) return body;
-  if (mediaType(request) === "application/proto") {
-    try {
-      fromBinary(EmptySchema, body);
-    } catch (cause) {
-      return connectErrorResponse({
-        code: "invalid_argument",
-        message: `Cannot decode the request: ${
-          cause instanceof Error ? cause.message : String(cause)
-        }`,
-      });
-    }
-    return new Response(
-      new BinaryWriter().uint32(10).string(STATSIG_CONFIG).uint32(16).uint64(core.options.now())
-        .finish(),
-      { status: 200, headers: { "content-type": "application/proto" } },
+  const accepted = await acceptUnaryRequest(core, request, UNARY_BODY_LIMIT, "Request");
+  if (accepted instanceof Response) return accepted;
+  const { type, body } = accepted;
+  if (type === "application/json") {
+    return unaryAnswer(
+      type,
+      JSON.stringify({ config: STATSIG_CONFIG, generated_at_ms: String(core.options.now()) }),
     );
   }
-  return new Response(
-    JSON.stringify({ config: STATSIG_CONFIG, generated_at_ms: String(core.options.now()) }),
-    { status: 200, headers: { "content-type": "application/json" } },
+  try {
+    fromBinary(EmptySchema, body);
+  } catch (cause) {
+    return undecodableRequest("the request", cause);
+  }
+  return unaryAnswer(
+    type,
+    new BinaryWriter().uint32(10).string(STATSIG_CONFIG).uint32(16).uint64(core.options.now())
+      .finish(),
   );
 }
 
@@ -178,20 +147,6 @@ const STATSIG_CONFIG = JSON.stringify({
   has_updates: true,
   time: 0,
 });
-
-async function readUnaryBody(request: Request): Promise<Uint8Array | Response> {
-  try {
-    return await readBody(request, UNARY_BODY_LIMIT);
-  } catch (cause) {
-    if (cause instanceof BodyTooLargeError) {
-      return connectErrorResponse({
-        code: "resource_exhausted",
-        message: `Request exceeds ${cause.limit} bytes`,
-      });
-    }
-    throw cause;
-  }
-}
 
 function serverConfig(core: EmulatorCore, request: Request): Promise<Response> {
   return unary(core, request, GetServerConfigRequestSchema, GetServerConfigResponseSchema, () => {
@@ -246,49 +201,20 @@ async function unary<I extends DescMessage, O extends DescMessage>(
   output: O,
   handle: (message: MessageShape<I>) => MessageShape<O>,
 ): Promise<Response> {
-  const type = mediaType(request);
-  if (type !== "application/proto" && type !== "application/json") {
-    return connectErrorResponse({
-      code: "unknown",
-      message: `Unsupported content type ${JSON.stringify(type)}`,
-    }, 415);
-  }
-  const refused = await authorize(core, request);
-  if (refused !== undefined) return refused;
-  let body: Uint8Array;
-  try {
-    body = await readBody(request, UNARY_BODY_LIMIT);
-  } catch (cause) {
-    if (cause instanceof BodyTooLargeError) {
-      return connectErrorResponse({
-        code: "resource_exhausted",
-        message: `Request exceeds ${cause.limit} bytes`,
-      });
-    }
-    throw cause;
-  }
+  const accepted = await acceptUnaryRequest(core, request, UNARY_BODY_LIMIT, "Request");
+  if (accepted instanceof Response) return accepted;
+  const { type, body } = accepted;
   let message: MessageShape<I>;
   try {
     message = type === "application/json"
       ? fromJson(input, body.length === 0 ? {} : JSON.parse(new TextDecoder().decode(body)))
       : fromBinary(input, body);
   } catch (cause) {
-    return connectErrorResponse({
-      code: "invalid_argument",
-      message: `Cannot decode ${input.typeName}: ${
-        cause instanceof Error ? cause.message : String(cause)
-      }`,
-    });
+    return undecodableRequest(input.typeName, cause);
   }
   const answer = handle(message);
-  if (type === "application/json") {
-    return new Response(JSON.stringify(toJson(output, answer)), {
-      status: 200,
-      headers: { "content-type": "application/json" },
-    });
-  }
-  return new Response(toBinary(output, answer), {
-    status: 200,
-    headers: { "content-type": "application/proto" },
-  });
+  return unaryAnswer(
+    type,
+    type === "application/json" ? JSON.stringify(toJson(output, answer)) : toBinary(output, answer),
+  );
 }
