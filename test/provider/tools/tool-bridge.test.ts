@@ -309,6 +309,7 @@ describe("host result → exec result", () => {
     assert.equal(notes.fileSize, 17n);
     assert.equal(notes.totalLines, 2);
     assert.equal(read("one\ntwo").totalLines, 2);
+    assert.equal(read("").totalLines, 1);
     const numbered = read(
       "<path>/ws/a.ts</path>\n<type>file</type>\n<content>\n1: a\n2: b\n\n(End of file - total 2 lines)\n</content>",
     );

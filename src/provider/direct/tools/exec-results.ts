@@ -102,9 +102,10 @@ function readResult(path: string, result: ToolResultText): ExecResultInit {
     };
   }
   const raw = rawReadContent(result.text);
-  // Cursor's client counts `\n`-separated segments: "a\n" is 2, "a" is 1. A host's own
-  // total (OpenCode's "total N lines" footer) counts text lines, so it is not used here.
-  const lines = raw.content === "" ? 0 : raw.content.split("\n").length;
+  // Cursor's client counts `\n`-separated segments: "a\n" is 2, "a" is 1, an empty file 1.
+  // A host's own total (OpenCode's "total N lines" footer) counts text lines, so it is not
+  // used here.
+  const lines = raw.content.split("\n").length;
   const bounded = boundText(raw.content, TEXT_RESULT_LIMIT);
   return {
     case: "readResult",
