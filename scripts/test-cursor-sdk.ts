@@ -4,10 +4,11 @@
  * emulator, over SSE (`http://`) and HTTP/2 (`https://` with the local CA), inside a
  * loopback-only network namespace (`unshare -n`), so nothing can leave the machine.
  *
- * The script re-executes itself under `unshare -n`; inside, it starts the emulator in-process
- * (its records and strict violations read directly) and runs a small driver program of ours
- * with the cache's Node for each scenario. The only client knobs: `CURSOR_BACKEND_URL`, the
- * API key, and for HTTPS Node's `NODE_EXTRA_CA_CERTS`. `HOME` points at a scratch folder so
+ * The script re-executes itself under `unshare -n` (`scripts/lib/loopback-namespace.ts`);
+ * inside, it starts the emulator in-process (its records and strict violations read directly)
+ * and runs a small driver program of ours (`scripts/lib/cursor-sdk-driver.ts`) with the
+ * cache's Node for each scenario. The only client knobs: `CURSOR_BACKEND_URL`, the API key,
+ * and for HTTPS Node's `NODE_EXTRA_CA_CERTS`. `HOME` points at a scratch folder so
  * the client's local agent store is the test's own (and shared by the driver processes of one
  * transport, which `Agent.resume` needs).
  *
@@ -19,11 +20,16 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ensureCursorSdk } from "./lib/cursor-sdk-install.ts";
+import {
+  cursorSdkDriver,
+  type DriverResult as Result,
+  type DriverRun,
+} from "./lib/cursor-sdk-driver.ts";
+import { runInLoopbackNamespace } from "./lib/loopback-namespace.ts";
 
 const INNER = "--inside-namespace";
 const API_KEY = "crsr_sdke2e_0123456789abcdef";
@@ -68,63 +74,11 @@ function skipAll(reason: string): never {
   Deno.exit(ci ? 1 : 0);
 }
 
-/** Runs a command with a timeout; resolves with its exit code and output. */
-function run(
-  command: string,
-  args: readonly string[],
-  options: { env?: Record<string, string>; timeoutMs: number; inherit?: boolean; cwd?: string },
-): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
-  return new Promise((done) => {
-    const child = spawn(command, args, {
-      env: options.env ?? Deno.env.toObject(),
-      cwd: options.cwd,
-      stdio: options.inherit ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout?.on("data", (chunk: Uint8Array) => (stdout += new TextDecoder().decode(chunk)));
-    child.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        // The whole group (the child was started detached): a driver's own children too.
-        if (child.pid === undefined) child.kill("SIGKILL");
-        else process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, options.timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      done({ code: null, stdout, stderr: stderr + String(error), timedOut });
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr, timedOut });
-    });
-  });
-}
-
 async function outer(): Promise<void> {
   const sdk = await ensureCursorSdk();
   if ("skip" in sdk) skipAll(sdk.skip);
-  const probe = await run("unshare", ["-n", "sh", "-c", "ip link set lo up && true"], {
-    timeoutMs: 10_000,
-  });
-  if (probe.code !== 0) {
-    skipAll(`no loopback-only network namespace (unshare -n failed: ${probe.stderr.trim()})`);
-  }
-  // Not Deno.execPath() itself: Deno's node:child_process rewrites a child's arguments when
-  // they name its own binary (as if it were Node), which breaks the `run` below.
-  const deno = existsSync("node_modules/.bin/deno") ? resolve("node_modules/.bin/deno") : "deno";
-  const script = resolve("scripts/test-cursor-sdk.ts");
-  const inner = await run(
-    "unshare",
-    ["-n", "sh", "-c", 'ip link set lo up && exec "$0" run -A "$1" "$2"', deno, script, INNER],
-    { timeoutMs: SUITE_MS, inherit: true },
-  );
+  const inner = await runInLoopbackNamespace("scripts/test-cursor-sdk.ts", INNER, SUITE_MS);
+  if ("skip" in inner) skipAll(inner.skip);
   if (inner.timedOut) {
     console.log(`The suite did not finish within ${SUITE_MS} ms`);
     console.log("0 passed, 1 failed");
@@ -133,68 +87,9 @@ async function outer(): Promise<void> {
   Deno.exit(inner.code ?? 1);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The driver: our own Node program that uses Cursor's client. Written to a temp folder per run.
-
-const DRIVER = String.raw`
-const [sdkUrl, planJson] = process.argv.slice(2);
-const { Agent, Cursor } = await import(sdkUrl);
-const plan = JSON.parse(planJson);
-const apiKey = process.env.CURSOR_API_KEY;
-const out = (value) => process.stdout.write("RESULT " + JSON.stringify(value) + "\n");
-let agent;
-async function firstModel() {
-  const models = await Cursor.models.list({ apiKey });
-  return models[0]?.id ?? "default";
-}
-try {
-  for (const step of plan) {
-    if (step.op === "models") {
-      const models = await Cursor.models.list({ apiKey });
-      out({ op: "models", ids: models.map((m) => m.id) });
-    } else if (step.op === "create") {
-      agent = await Agent.create({ apiKey, model: { id: await firstModel() }, local: { cwd: step.cwd } });
-      out({ op: "create", agentId: agent.agentId });
-    } else if (step.op === "resume") {
-      agent = await Agent.resume(step.agentId, {
-        apiKey, model: { id: await firstModel() }, local: { cwd: step.cwd } });
-      out({ op: "resume", agentId: agent.agentId });
-    } else if (step.op === "send") {
-      const run = await agent.send(step.text);
-      let text = "";
-      const kinds = [];
-      for await (const message of run.stream()) {
-        kinds.push(message.type);
-        if (message.type === "assistant") {
-          for (const block of message.message.content) if (block.type === "text") text += block.text;
-        }
-      }
-      const result = await run.wait();
-      out({ op: "send", text, kinds, status: result.status, result: result.result ?? null,
-        error: result.error ? String(result.error.message ?? JSON.stringify(result.error)) : null });
-    }
-  }
-  agent?.close();
-  setTimeout(() => process.exit(0), 200).unref();
-} catch (error) {
-  out({ op: "error", error: String(error?.message ?? error) });
-  process.exit(3);
-}
-`;
-
-interface DriverStep {
-  readonly op: "models" | "create" | "resume" | "send";
-  readonly cwd?: string;
-  readonly agentId?: string;
-  readonly text?: string;
-}
-
 function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
-
-// deno-lint-ignore no-explicit-any
-type Result = Record<string, any>;
 
 async function inner(): Promise<void> {
   const started = Date.now();
@@ -202,9 +97,6 @@ async function inner(): Promise<void> {
   if ("skip" in sdk) skipAll(sdk.skip);
   const { startCursorEmulator, defaultCatalog } = await import("../src/testing/mod.ts");
   const scratch = mkdtempSync(join(tmpdir(), "cursor-sdk-e2e-"));
-  const driverFile = join(scratch, "driver.mjs");
-  writeFileSync(driverFile, DRIVER);
-  const sdkUrl = new URL(`file://${join(sdk.sdkDir, "dist", "esm", "index.js")}`).href;
   const outcomes: Outcome[] = [];
   const ca = resolve("test/testing/fixtures/local-ca.pem");
   const catalogIds = defaultCatalog().map((model) => model.id);
@@ -238,22 +130,7 @@ async function inner(): Promise<void> {
       CURSOR_API_KEY: API_KEY,
       ...(transport === "http2" ? { NODE_EXTRA_CA_CERTS: ca } : {}),
     };
-    const driver = async (steps: readonly DriverStep[]) => {
-      const result = await run(sdk.nodeBin, [driverFile, sdkUrl, JSON.stringify(steps)], {
-        env,
-        timeoutMs: DRIVER_MS,
-        cwd: workspace,
-      });
-      const results: Result[] = result.stdout.split("\n").filter((l) => l.startsWith("RESULT "))
-        .map((l) => JSON.parse(l.slice(7)));
-      const failure = results.find((r) => r.op === "error")?.error ??
-        (result.timedOut
-          ? `driver timed out after ${DRIVER_MS} ms`
-          : result.code !== 0
-          ? `driver exited ${result.code}: ${result.stderr.slice(-1500)}`
-          : undefined);
-      return { results, failure, stderr: result.stderr };
-    };
+    const driver = cursorSdkDriver({ sdk, scratch, env, cwd: workspace, timeoutMs: DRIVER_MS });
     const json = (value: unknown) =>
       JSON.stringify(value, (_k, v) => typeof v === "bigint" ? String(v) : v);
     const scenario = async (name: string, body: () => Promise<void> | void) => {
@@ -301,7 +178,7 @@ async function inner(): Promise<void> {
     // (2) text turn and (4) warm second turn, one driver process
     let agentId: string | undefined;
     let conversationId: string | undefined;
-    let twoTurns: { results: Result[]; failure: string | undefined } | undefined;
+    let twoTurns: DriverRun | undefined;
     let runsBefore = emulator.runs().length;
     await scenario("text turn", async () => {
       twoTurns = await driver([
@@ -387,48 +264,42 @@ async function inner(): Promise<void> {
       check(!failure, failure ?? "");
     });
 
-    // (5) resume from a new process
-    runsBefore = emulator.runs().length;
-    await scenario("resume in a new process", async () => {
+    /** Resumes the text turn's agent in a new process, sends `::text <text>`: its Run. */
+    const resumedTurn = async (text: string) => {
       check(agentId, "no agent from the text turn");
+      const before = emulator.runs().length;
       const { results, failure } = await driver([
         { op: "resume", agentId, cwd: workspace },
-        { op: "send", text: "::text Resumed" },
+        { op: "send", text: `::text ${text}` },
       ]);
       const turn = sends(results)[0];
       check(turn, `no turn: ${failure}`);
       check(turn.status === "finished", `turn status ${turn.status} (${turn.error})`);
-      check(turn.text === "Resumed", `streamed text ${JSON.stringify(turn.text)}`);
-      const record = runsSince(runsBefore)[0];
+      check(turn.text === text, `streamed text ${JSON.stringify(turn.text)}`);
+      const record = runsSince(before)[0];
       check(record, "no Run");
+      check(record.status === "ok", `emulator run status ${record.status} ${record.error ?? ""}`);
+      check(!failure, failure ?? "");
+      return record;
+    };
+
+    // (5) resume from a new process
+    await scenario("resume in a new process", async () => {
+      const record = await resumedTurn("Resumed");
       check(record.conversationId === conversationId, "a different conversation");
       check(
         record.checkpointSupplied && record.continuity === "warm",
         `continuity ${record.continuity}, checkpointSupplied ${record.checkpointSupplied}`,
       );
-      check(record.status === "ok", `emulator run status ${record.status} ${record.error ?? ""}`);
-      check(!failure, failure ?? "");
     });
 
     // (6) cold server: the emulator forgets the blobs, the client serves get_blob
-    runsBefore = emulator.runs().length;
     await scenario("cold server, blobs from the client", async () => {
-      check(agentId && conversationId, "no agent from the text turn");
+      check(conversationId, "no conversation from the text turn");
       emulator.forgetServerBlobs(conversationId);
-      const { results, failure } = await driver([
-        { op: "resume", agentId, cwd: workspace },
-        { op: "send", text: "::text After a cold server" },
-      ]);
-      const turn = sends(results)[0];
-      check(turn, `no turn: ${failure}`);
-      check(turn.status === "finished", `turn status ${turn.status} (${turn.error})`);
-      check(turn.text === "After a cold server", `streamed text ${JSON.stringify(turn.text)}`);
-      const record = runsSince(runsBefore)[0];
-      check(record, "no Run");
+      const record = await resumedTurn("After a cold server");
       check(record.kv.gets > 0, `the cold server fetched no blobs (gets ${record.kv.gets})`);
       check(record.kv.misses === 0, `${record.kv.misses} blob miss(es)`);
-      check(record.status === "ok", `emulator run status ${record.status} ${record.error ?? ""}`);
-      check(!failure, failure ?? "");
     });
 
     await emulator.close();

@@ -120,6 +120,19 @@ describe("model catalogue and server config", () => {
     }
   });
 
+  it("announces the origin a request reached over the other scheme (a front of the other kind)", async () => {
+    const response = await harness.emulator.fetch(
+      new Request("https://front.test:8443/aiserver.v1.ServerConfigService/GetServerConfig", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${harness.token}` },
+        body: "{}",
+      }),
+    );
+    const json = await response.json();
+    assert.equal(json.agentUrlConfig.agentUrl, "https://front.test:8443");
+    assert.equal(json.agentUrlConfig.agentnUrl, "https://front.test:8443");
+  });
+
   it("serves GetUsableModels and GetDefaultModelForCli", async () => {
     const usable =
       await (await post("/agent.v1.AgentService/GetUsableModels", "application/json", "{}")).json();

@@ -66,7 +66,10 @@ export interface EmulatorOptions {
   readonly maxMessageBytes?: number;
   /** The clock (epoch ms); default `Date.now`. Token expiry follows it. */
   readonly now?: () => number;
-  /** Overrides the agent URL announced by `GetServerConfig` (default: the emulator's own). */
+  /**
+   * Overrides the agent URL announced by `GetServerConfig` (default: the emulator's own; to a
+   * request that came over the other scheme, the origin it reached).
+   */
   readonly agentUrl?: string;
   /**
    * The HTTP/2 directive `GetServerConfig` announces (`http2_config`, field 7). Default

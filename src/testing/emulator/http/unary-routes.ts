@@ -150,13 +150,26 @@ const STATSIG_CONFIG = JSON.stringify({
 
 function serverConfig(core: EmulatorCore, request: Request): Promise<Response> {
   return unary(core, request, GetServerConfigRequestSchema, GetServerConfigResponseSchema, () => {
-    const url = core.options.agentUrl ?? core.baseUrl ?? "";
+    const url = announcedAgentUrl(core, request);
     return create(GetServerConfigResponseSchema, {
       configVersion: "emulator-1",
       agentUrlConfig: { agentUrl: url, agentnUrl: url },
       http2Config: HTTP2_CONFIG[core.options.http2Config],
     });
   });
+}
+
+/**
+ * The agent URL `GetServerConfig` announces: the `agentUrl` option, else the emulator's own
+ * URL; a request that reached the emulator over the other scheme (a cleartext front serving
+ * the fetch handler of a TLS emulator) is told the origin it reached, so one emulator serves
+ * an `http://` and an `https://` client each on its own transport.
+ */
+function announcedAgentUrl(core: EmulatorCore, request: Request): string {
+  if (core.options.agentUrl !== undefined) return core.options.agentUrl;
+  const own = core.baseUrl ?? "";
+  const reached = new URL(request.url);
+  return own !== "" && new URL(own).protocol !== reached.protocol ? reached.origin : own;
 }
 
 const HTTP2_CONFIG: Readonly<Record<Http2ConfigName, Http2Config>> = {
