@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/conversation_action.proto.
  */
 export const file_agent_v1_conversation_action: GenFile = /*@__PURE__*/
-  fileDesc("CiJhZ2VudC92MS9jb252ZXJzYXRpb25fYWN0aW9uLnByb3RvEghhZ2VudC52MSK2CQoSQ29udmVyc2F0aW9uQWN0aW9uEjoKE3VzZXJfbWVzc2FnZV9hY3Rpb24YASABKAsyGy5hZ2VudC52MS5Vc2VyTWVzc2FnZUFjdGlvbkgAEi8KDXJlc3VtZV9hY3Rpb24YAiABKAsyFi5hZ2VudC52MS5SZXN1bWVBY3Rpb25IABIvCg1jYW5jZWxfYWN0aW9uGAMgASgLMhYuYWdlbnQudjEuQ2FuY2VsQWN0aW9uSAASNQoQc3VtbWFyaXplX2FjdGlvbhgEIAEoCzIZLmFnZW50LnYxLlN1bW1hcml6ZUFjdGlvbkgAEjwKFHNoZWxsX2NvbW1hbmRfYWN0aW9uGAUgASgLMhwuYWdlbnQudjEuU2hlbGxDb21tYW5kQWN0aW9uSAASNgoRc3RhcnRfcGxhbl9hY3Rpb24YBiABKAsyGS5hZ2VudC52MS5TdGFydFBsYW5BY3Rpb25IABI6ChNleGVjdXRlX3BsYW5fYWN0aW9uGAcgASgLMhsuYWdlbnQudjEuRXhlY3V0ZVBsYW5BY3Rpb25IABJaCiRhc3luY19hc2tfcXVlc3Rpb25fY29tcGxldGlvbl9hY3Rpb24YCCABKAsyKi5hZ2VudC52MS5Bc3luY0Fza1F1ZXN0aW9uQ29tcGxldGlvbkFjdGlvbkgAEkAKFmNhbmNlbF9zdWJhZ2VudF9hY3Rpb24YCiABKAsyHi5hZ2VudC52MS5DYW5jZWxTdWJhZ2VudEFjdGlvbkgAElUKIWJhY2tncm91bmRfdGFza19jb21wbGV0aW9uX2FjdGlvbhgMIAEoCzIoLmFnZW50LnYxLkJhY2tncm91bmRUYXNrQ29tcGxldGlvbkFjdGlvbkgAEkIKF2JhY2tncm91bmRfc2hlbGxfYWN0aW9uGA0gASgLMh8uYWdlbnQudjEuQmFja2dyb3VuZFNoZWxsQWN0aW9uSAASSAoaYmFja2dyb3VuZF9zdWJhZ2VudF9hY3Rpb24YDiABKAsyIi5hZ2VudC52MS5CYWNrZ3JvdW5kU3ViYWdlbnRBY3Rpb25IABJUCiBzdWJzY3JpcHRpb25fbm90aWZpY2F0aW9uX2FjdGlvbhgQIAEoCzIoLmFnZW50LnYxLlN1YnNjcmlwdGlvbk5vdGlmaWNhdGlvbkFjdGlvbkgAEkQKGGdvYWxfY29udGludWF0aW9uX2FjdGlvbhgSIAEoCzIgLmFnZW50LnYxLkdvYWxDb250aW51YXRpb25BY3Rpb25IABI+ChVpbmplY3RfY29udGV4dF9hY3Rpb24YEyABKAsyHS5hZ2VudC52MS5JbmplY3RDb250ZXh0QWN0aW9uSAASHwoSdHJpZ2dlcmluZ19hdXRoX2lkGAsgASgJSAGIAQESOgoUdHJpZ2dlcmluZ191c2VyX2luZm8YDyABKAsyHC5hZ2VudC52MS5UcmlnZ2VyaW5nVXNlckluZm8SPAoVcmVxdWVzdF9jb250ZXh0X3BhcnRzGBEgASgLMh0uYWdlbnQudjEuUmVxdWVzdENvbnRleHRQYXJ0c0IICgZhY3Rpb25CFQoTX3RyaWdnZXJpbmdfYXV0aF9pZCKyAgoRVXNlck1lc3NhZ2VBY3Rpb24SKwoMdXNlcl9tZXNzYWdlGAEgASgLMhUuYWdlbnQudjEuVXNlck1lc3NhZ2USMQoPcmVxdWVzdF9jb250ZXh0GAIgASgLMhguYWdlbnQudjEuUmVxdWVzdENvbnRleHQSKQocc2VuZF90b19pbnRlcmFjdGlvbl9saXN0ZW5lchgDIAEoCEgAiAEBEjQKFXByZXBlbmRfdXNlcl9tZXNzYWdlcxgEIAMoCzIVLmFnZW50LnYxLlVzZXJNZXNzYWdlEjsKFGNvbnZlcnNhdGlvbl9oaXN0b3J5GAcgASgLMh0uYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeUIfCh1fc2VuZF90b19pbnRlcmFjdGlvbl9saXN0ZW5lciJBCgxSZXN1bWVBY3Rpb24SMQoPcmVxdWVzdF9jb250ZXh0GAIgASgLMhguYWdlbnQudjEuUmVxdWVzdENvbnRleHQiHgoMQ2FuY2VsQWN0aW9uEg4KBnJlYXNvbhgBIAEoCSIRCg9TdW1tYXJpemVBY3Rpb24iVAoSU2hlbGxDb21tYW5kQWN0aW9uEi0KDXNoZWxsX2NvbW1hbmQYASABKAsyFi5hZ2VudC52MS5TaGVsbENvbW1hbmQSDwoHZXhlY19pZBgCIAEoCSKCAQoPU3RhcnRQbGFuQWN0aW9uEisKDHVzZXJfbWVzc2FnZRgBIAEoCzIVLmFnZW50LnYxLlVzZXJNZXNzYWdlEjEKD3JlcXVlc3RfY29udGV4dBgCIAEoCzIYLmFnZW50LnYxLlJlcXVlc3RDb250ZXh0Eg8KB2lzX3NwZWMYAyABKAgiqgEKEUV4ZWN1dGVQbGFuQWN0aW9uEjEKD3JlcXVlc3RfY29udGV4dBgBIAEoCzIYLmFnZW50LnYxLlJlcXVlc3RDb250ZXh0EhoKDXBsYW5fZmlsZV91cmkYAyABKAlIAIgBARIeChFwbGFuX2ZpbGVfY29udGVudBgEIAEoCUgBiAEBQhAKDl9wbGFuX2ZpbGVfdXJpQhQKEl9wbGFuX2ZpbGVfY29udGVudCKgAQogQXN5bmNBc2tRdWVzdGlvbkNvbXBsZXRpb25BY3Rpb24SHQoVb3JpZ2luYWxfdG9vbF9jYWxsX2lkGAEgASgJEjAKDW9yaWdpbmFsX2FyZ3MYAiABKAsyGS5hZ2VudC52MS5Bc2tRdWVzdGlvbkFyZ3MSKwoGcmVzdWx0GAMgASgLMhsuYWdlbnQudjEuQXNrUXVlc3Rpb25SZXN1bHQiFgoUQ2FuY2VsU3ViYWdlbnRBY3Rpb24iIAoeQmFja2dyb3VuZFRhc2tDb21wbGV0aW9uQWN0aW9uIhcKFUJhY2tncm91bmRTaGVsbEFjdGlvbiIaChhCYWNrZ3JvdW5kU3ViYWdlbnRBY3Rpb24iIAoeU3Vic2NyaXB0aW9uTm90aWZpY2F0aW9uQWN0aW9uIhgKFkdvYWxDb250aW51YXRpb25BY3Rpb24iFQoTSW5qZWN0Q29udGV4dEFjdGlvbiIVChNSZXF1ZXN0Q29udGV4dFBhcnRzIoMBChNDb252ZXJzYXRpb25IaXN0b3J5EjYKCG1lc3NhZ2VzGAEgAygLMiQuYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeU1lc3NhZ2USHgoRcmVwbGFjZV91c2VyX2luZm8YAiABKAhIAIgBAUIUChJfcmVwbGFjZV91c2VyX2luZm8i3wEKGkNvbnZlcnNhdGlvbkhpc3RvcnlNZXNzYWdlEjgKBHVzZXIYASABKAsyKC5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5VXNlck1lc3NhZ2VIABJCCglhc3Npc3RhbnQYAiABKAsyLS5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5QXNzaXN0YW50TWVzc2FnZUgAEjgKBHRvb2wYAyABKAsyKC5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5VG9vbE1lc3NhZ2VIAEIJCgdtZXNzYWdlIlsKHkNvbnZlcnNhdGlvbkhpc3RvcnlVc2VyTWVzc2FnZRI5Cgdjb250ZW50GAEgAygLMiguYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVVzZXJDb250ZW50IpMBCh5Db252ZXJzYXRpb25IaXN0b3J5VXNlckNvbnRlbnQSMQoEdGV4dBgBIAEoCzIhLmFnZW50LnYxLkNvbnZlcnNhdGlvbkhpc3RvcnlUZXh0SAASMwoFaW1hZ2UYAiABKAsyIi5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5SW1hZ2VIAEIJCgdjb250ZW50IicKF0NvbnZlcnNhdGlvbkhpc3RvcnlUZXh0EgwKBHRleHQYASABKAkiTgoYQ29udmVyc2F0aW9uSGlzdG9yeUltYWdlEgwKBGRhdGEYASABKAkSFgoJbWltZV90eXBlGAIgASgJSACIAQFCDAoKX21pbWVfdHlwZSJlCiNDb252ZXJzYXRpb25IaXN0b3J5QXNzaXN0YW50TWVzc2FnZRI+Cgdjb250ZW50GAEgAygLMi0uYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeUFzc2lzdGFudENvbnRlbnQiqgIKI0NvbnZlcnNhdGlvbkhpc3RvcnlBc3Npc3RhbnRDb250ZW50EjEKBHRleHQYASABKAsyIS5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5VGV4dEgAEjsKCXJlYXNvbmluZxgCIAEoCzImLmFnZW50LnYxLkNvbnZlcnNhdGlvbkhpc3RvcnlSZWFzb25pbmdIABJMChJyZWRhY3RlZF9yZWFzb25pbmcYAyABKAsyLi5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5UmVkYWN0ZWRSZWFzb25pbmdIABI6Cgl0b29sX2NhbGwYBCABKAsyJS5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5VG9vbENhbGxIAEIJCgdjb250ZW50IlIKHENvbnZlcnNhdGlvbkhpc3RvcnlSZWFzb25pbmcSDAoEdGV4dBgBIAEoCRIWCglzaWduYXR1cmUYAiABKAlIAIgBAUIMCgpfc2lnbmF0dXJlIjQKJENvbnZlcnNhdGlvbkhpc3RvcnlSZWRhY3RlZFJlYXNvbmluZxIMCgRkYXRhGAEgASgJIlkKG0NvbnZlcnNhdGlvbkhpc3RvcnlUb29sQ2FsbBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhEKCWFyZ3NfanNvbhgDIAEoCSLrAQoeQ29udmVyc2F0aW9uSGlzdG9yeVRvb2xNZXNzYWdlEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSOQoHY29udGVudBgDIAMoCzIoLmFnZW50LnYxLkNvbnZlcnNhdGlvbkhpc3RvcnlVc2VyQ29udGVudBIVCghpc19lcnJvchgEIAEoCEgAiAEBEkEKGGhvb2tfYWRkaXRpb25hbF9jb250ZXh0cxgFIAMoCzIfLmFnZW50LnYxLkhvb2tBZGRpdGlvbmFsQ29udGV4dEILCglfaXNfZXJyb3JiBnByb3RvMw", [file_agent_v1_common, file_agent_v1_exec_shell, file_agent_v1_interaction_query, file_agent_v1_request_context, file_agent_v1_user_message]);
+  fileDesc("CiJhZ2VudC92MS9jb252ZXJzYXRpb25fYWN0aW9uLnByb3RvEghhZ2VudC52MSK/CQoSQ29udmVyc2F0aW9uQWN0aW9uEjoKE3VzZXJfbWVzc2FnZV9hY3Rpb24YASABKAsyGy5hZ2VudC52MS5Vc2VyTWVzc2FnZUFjdGlvbkgAEi8KDXJlc3VtZV9hY3Rpb24YAiABKAsyFi5hZ2VudC52MS5SZXN1bWVBY3Rpb25IABIvCg1jYW5jZWxfYWN0aW9uGAMgASgLMhYuYWdlbnQudjEuQ2FuY2VsQWN0aW9uSAASNQoQc3VtbWFyaXplX2FjdGlvbhgEIAEoCzIZLmFnZW50LnYxLlN1bW1hcml6ZUFjdGlvbkgAEjwKFHNoZWxsX2NvbW1hbmRfYWN0aW9uGAUgASgLMhwuYWdlbnQudjEuU2hlbGxDb21tYW5kQWN0aW9uSAASNgoRc3RhcnRfcGxhbl9hY3Rpb24YBiABKAsyGS5hZ2VudC52MS5TdGFydFBsYW5BY3Rpb25IABI6ChNleGVjdXRlX3BsYW5fYWN0aW9uGAcgASgLMhsuYWdlbnQudjEuRXhlY3V0ZVBsYW5BY3Rpb25IABJaCiRhc3luY19hc2tfcXVlc3Rpb25fY29tcGxldGlvbl9hY3Rpb24YCCABKAsyKi5hZ2VudC52MS5Bc3luY0Fza1F1ZXN0aW9uQ29tcGxldGlvbkFjdGlvbkgAEkAKFmNhbmNlbF9zdWJhZ2VudF9hY3Rpb24YCiABKAsyHi5hZ2VudC52MS5DYW5jZWxTdWJhZ2VudEFjdGlvbkgAElUKIWJhY2tncm91bmRfdGFza19jb21wbGV0aW9uX2FjdGlvbhgMIAEoCzIoLmFnZW50LnYxLkJhY2tncm91bmRUYXNrQ29tcGxldGlvbkFjdGlvbkgAEkIKF2JhY2tncm91bmRfc2hlbGxfYWN0aW9uGA0gASgLMh8uYWdlbnQudjEuQmFja2dyb3VuZFNoZWxsQWN0aW9uSAASSAoaYmFja2dyb3VuZF9zdWJhZ2VudF9hY3Rpb24YDiABKAsyIi5hZ2VudC52MS5CYWNrZ3JvdW5kU3ViYWdlbnRBY3Rpb25IABJUCiBzdWJzY3JpcHRpb25fbm90aWZpY2F0aW9uX2FjdGlvbhgQIAEoCzIoLmFnZW50LnYxLlN1YnNjcmlwdGlvbk5vdGlmaWNhdGlvbkFjdGlvbkgAEkQKGGdvYWxfY29udGludWF0aW9uX2FjdGlvbhgSIAEoCzIgLmFnZW50LnYxLkdvYWxDb250aW51YXRpb25BY3Rpb25IABI+ChVpbmplY3RfY29udGV4dF9hY3Rpb24YEyABKAsyHS5hZ2VudC52MS5JbmplY3RDb250ZXh0QWN0aW9uSAASHwoSdHJpZ2dlcmluZ19hdXRoX2lkGAsgASgJSAGIAQESOgoUdHJpZ2dlcmluZ191c2VyX2luZm8YDyABKAsyHC5hZ2VudC52MS5UcmlnZ2VyaW5nVXNlckluZm8SRQoVcmVxdWVzdF9jb250ZXh0X3BhcnRzGBEgASgLMiYuYWdlbnQudjEuUmVxdWVzdENvbnRleHRQYXJ0UmVmZXJlbmNlc0IICgZhY3Rpb25CFQoTX3RyaWdnZXJpbmdfYXV0aF9pZCKyAgoRVXNlck1lc3NhZ2VBY3Rpb24SKwoMdXNlcl9tZXNzYWdlGAEgASgLMhUuYWdlbnQudjEuVXNlck1lc3NhZ2USMQoPcmVxdWVzdF9jb250ZXh0GAIgASgLMhguYWdlbnQudjEuUmVxdWVzdENvbnRleHQSKQocc2VuZF90b19pbnRlcmFjdGlvbl9saXN0ZW5lchgDIAEoCEgAiAEBEjQKFXByZXBlbmRfdXNlcl9tZXNzYWdlcxgEIAMoCzIVLmFnZW50LnYxLlVzZXJNZXNzYWdlEjsKFGNvbnZlcnNhdGlvbl9oaXN0b3J5GAcgASgLMh0uYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeUIfCh1fc2VuZF90b19pbnRlcmFjdGlvbl9saXN0ZW5lciJBCgxSZXN1bWVBY3Rpb24SMQoPcmVxdWVzdF9jb250ZXh0GAIgASgLMhguYWdlbnQudjEuUmVxdWVzdENvbnRleHQiHgoMQ2FuY2VsQWN0aW9uEg4KBnJlYXNvbhgBIAEoCSIRCg9TdW1tYXJpemVBY3Rpb24iVAoSU2hlbGxDb21tYW5kQWN0aW9uEi0KDXNoZWxsX2NvbW1hbmQYASABKAsyFi5hZ2VudC52MS5TaGVsbENvbW1hbmQSDwoHZXhlY19pZBgCIAEoCSKCAQoPU3RhcnRQbGFuQWN0aW9uEisKDHVzZXJfbWVzc2FnZRgBIAEoCzIVLmFnZW50LnYxLlVzZXJNZXNzYWdlEjEKD3JlcXVlc3RfY29udGV4dBgCIAEoCzIYLmFnZW50LnYxLlJlcXVlc3RDb250ZXh0Eg8KB2lzX3NwZWMYAyABKAgiqgEKEUV4ZWN1dGVQbGFuQWN0aW9uEjEKD3JlcXVlc3RfY29udGV4dBgBIAEoCzIYLmFnZW50LnYxLlJlcXVlc3RDb250ZXh0EhoKDXBsYW5fZmlsZV91cmkYAyABKAlIAIgBARIeChFwbGFuX2ZpbGVfY29udGVudBgEIAEoCUgBiAEBQhAKDl9wbGFuX2ZpbGVfdXJpQhQKEl9wbGFuX2ZpbGVfY29udGVudCKgAQogQXN5bmNBc2tRdWVzdGlvbkNvbXBsZXRpb25BY3Rpb24SHQoVb3JpZ2luYWxfdG9vbF9jYWxsX2lkGAEgASgJEjAKDW9yaWdpbmFsX2FyZ3MYAiABKAsyGS5hZ2VudC52MS5Bc2tRdWVzdGlvbkFyZ3MSKwoGcmVzdWx0GAMgASgLMhsuYWdlbnQudjEuQXNrUXVlc3Rpb25SZXN1bHQiFgoUQ2FuY2VsU3ViYWdlbnRBY3Rpb24iIAoeQmFja2dyb3VuZFRhc2tDb21wbGV0aW9uQWN0aW9uIhcKFUJhY2tncm91bmRTaGVsbEFjdGlvbiIaChhCYWNrZ3JvdW5kU3ViYWdlbnRBY3Rpb24iIAoeU3Vic2NyaXB0aW9uTm90aWZpY2F0aW9uQWN0aW9uIhgKFkdvYWxDb250aW51YXRpb25BY3Rpb24iFQoTSW5qZWN0Q29udGV4dEFjdGlvbiIeChxSZXF1ZXN0Q29udGV4dFBhcnRSZWZlcmVuY2VzIoMBChNDb252ZXJzYXRpb25IaXN0b3J5EjYKCG1lc3NhZ2VzGAEgAygLMiQuYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeU1lc3NhZ2USHgoRcmVwbGFjZV91c2VyX2luZm8YAiABKAhIAIgBAUIUChJfcmVwbGFjZV91c2VyX2luZm8i3wEKGkNvbnZlcnNhdGlvbkhpc3RvcnlNZXNzYWdlEjgKBHVzZXIYASABKAsyKC5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5VXNlck1lc3NhZ2VIABJCCglhc3Npc3RhbnQYAiABKAsyLS5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5QXNzaXN0YW50TWVzc2FnZUgAEjgKBHRvb2wYAyABKAsyKC5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5VG9vbE1lc3NhZ2VIAEIJCgdtZXNzYWdlIlsKHkNvbnZlcnNhdGlvbkhpc3RvcnlVc2VyTWVzc2FnZRI5Cgdjb250ZW50GAEgAygLMiguYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVVzZXJDb250ZW50IqEBCh5Db252ZXJzYXRpb25IaXN0b3J5VXNlckNvbnRlbnQSOAoEdGV4dBgBIAEoCzIoLmFnZW50LnYxLkNvbnZlcnNhdGlvbkhpc3RvcnlUZXh0Q29udGVudEgAEjoKBWltYWdlGAIgASgLMikuYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeUltYWdlQ29udGVudEgAQgkKB2NvbnRlbnQiLgoeQ29udmVyc2F0aW9uSGlzdG9yeVRleHRDb250ZW50EgwKBHRleHQYASABKAkiVQofQ29udmVyc2F0aW9uSGlzdG9yeUltYWdlQ29udGVudBIMCgRkYXRhGAEgASgJEhYKCW1pbWVfdHlwZRgCIAEoCUgAiAEBQgwKCl9taW1lX3R5cGUiZQojQ29udmVyc2F0aW9uSGlzdG9yeUFzc2lzdGFudE1lc3NhZ2USPgoHY29udGVudBgBIAMoCzItLmFnZW50LnYxLkNvbnZlcnNhdGlvbkhpc3RvcnlBc3Npc3RhbnRDb250ZW50Ir8CCiNDb252ZXJzYXRpb25IaXN0b3J5QXNzaXN0YW50Q29udGVudBI4CgR0ZXh0GAEgASgLMiguYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVRleHRDb250ZW50SAASQgoJcmVhc29uaW5nGAIgASgLMi0uYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVJlYXNvbmluZ0NvbnRlbnRIABJTChJyZWRhY3RlZF9yZWFzb25pbmcYAyABKAsyNS5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5UmVkYWN0ZWRSZWFzb25pbmdDb250ZW50SAASOgoJdG9vbF9jYWxsGAQgASgLMiUuYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVRvb2xDYWxsSABCCQoHY29udGVudCJZCiNDb252ZXJzYXRpb25IaXN0b3J5UmVhc29uaW5nQ29udGVudBIMCgR0ZXh0GAEgASgJEhYKCXNpZ25hdHVyZRgCIAEoCUgAiAEBQgwKCl9zaWduYXR1cmUipwEKJENvbnZlcnNhdGlvbkhpc3RvcnlUb29sUmVzdWx0Q29udGVudBI4CgR0ZXh0GAEgASgLMiguYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVRleHRDb250ZW50SAASOgoFaW1hZ2UYAiABKAsyKS5hZ2VudC52MS5Db252ZXJzYXRpb25IaXN0b3J5SW1hZ2VDb250ZW50SABCCQoHY29udGVudCI7CitDb252ZXJzYXRpb25IaXN0b3J5UmVkYWN0ZWRSZWFzb25pbmdDb250ZW50EgwKBGRhdGEYASABKAkiWQobQ29udmVyc2F0aW9uSGlzdG9yeVRvb2xDYWxsEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSEQoJYXJnc19qc29uGAMgASgJIvEBCh5Db252ZXJzYXRpb25IaXN0b3J5VG9vbE1lc3NhZ2USFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRI/Cgdjb250ZW50GAMgAygLMi4uYWdlbnQudjEuQ29udmVyc2F0aW9uSGlzdG9yeVRvb2xSZXN1bHRDb250ZW50EhUKCGlzX2Vycm9yGAQgASgISACIAQESQQoYaG9va19hZGRpdGlvbmFsX2NvbnRleHRzGAUgAygLMh8uYWdlbnQudjEuSG9va0FkZGl0aW9uYWxDb250ZXh0QgsKCV9pc19lcnJvcmIGcHJvdG8z", [file_agent_v1_common, file_agent_v1_exec_shell, file_agent_v1_interaction_query, file_agent_v1_request_context, file_agent_v1_user_message]);
 
 /**
  * @generated from message agent.v1.ConversationAction
@@ -144,9 +144,9 @@ export type ConversationAction = Message<"agent.v1.ConversationAction"> & {
    * Blob ids + byte lengths of context parts the server GETs over KV. Inner
    * field numbers are not documented; kept empty. [S]
    *
-   * @generated from field: agent.v1.RequestContextParts request_context_parts = 17;
+   * @generated from field: agent.v1.RequestContextPartReferences request_context_parts = 17;
    */
-  requestContextParts?: RequestContextParts | undefined;
+  requestContextParts?: RequestContextPartReferences | undefined;
 };
 
 /**
@@ -483,18 +483,19 @@ export const InjectContextActionSchema: GenMessage<InjectContextAction> = /*@__P
   messageDesc(file_agent_v1_conversation_action, 15);
 
 /**
- * Body not documented; kept empty. [S]
+ * Blob references to the parts of a request context (#1-#8 blob ids and byte lengths,
+ * #9 dynamic_context in Cursor's schema). Body not declared; kept empty. [C: Cursor's client 1.0.32]
  *
- * @generated from message agent.v1.RequestContextParts
+ * @generated from message agent.v1.RequestContextPartReferences
  */
-export type RequestContextParts = Message<"agent.v1.RequestContextParts"> & {
+export type RequestContextPartReferences = Message<"agent.v1.RequestContextPartReferences"> & {
 };
 
 /**
- * Describes the message agent.v1.RequestContextParts.
- * Use `create(RequestContextPartsSchema)` to create a new message.
+ * Describes the message agent.v1.RequestContextPartReferences.
+ * Use `create(RequestContextPartReferencesSchema)` to create a new message.
  */
-export const RequestContextPartsSchema: GenMessage<RequestContextParts> = /*@__PURE__*/
+export const RequestContextPartReferencesSchema: GenMessage<RequestContextPartReferences> = /*@__PURE__*/
   messageDesc(file_agent_v1_conversation_action, 16);
 
 /**
@@ -590,15 +591,15 @@ export type ConversationHistoryUserContent = Message<"agent.v1.ConversationHisto
    */
   content: {
     /**
-     * @generated from field: agent.v1.ConversationHistoryText text = 1;
+     * @generated from field: agent.v1.ConversationHistoryTextContent text = 1;
      */
-    value: ConversationHistoryText;
+    value: ConversationHistoryTextContent;
     case: "text";
   } | {
     /**
-     * @generated from field: agent.v1.ConversationHistoryImage image = 2;
+     * @generated from field: agent.v1.ConversationHistoryImageContent image = 2;
      */
-    value: ConversationHistoryImage;
+    value: ConversationHistoryImageContent;
     case: "image";
   } | { case: undefined; value?: undefined };
 };
@@ -613,9 +614,9 @@ export const ConversationHistoryUserContentSchema: GenMessage<ConversationHistor
 /**
  * Text part.
  *
- * @generated from message agent.v1.ConversationHistoryText
+ * @generated from message agent.v1.ConversationHistoryTextContent
  */
-export type ConversationHistoryText = Message<"agent.v1.ConversationHistoryText"> & {
+export type ConversationHistoryTextContent = Message<"agent.v1.ConversationHistoryTextContent"> & {
   /**
    * @generated from field: string text = 1;
    */
@@ -623,18 +624,18 @@ export type ConversationHistoryText = Message<"agent.v1.ConversationHistoryText"
 };
 
 /**
- * Describes the message agent.v1.ConversationHistoryText.
- * Use `create(ConversationHistoryTextSchema)` to create a new message.
+ * Describes the message agent.v1.ConversationHistoryTextContent.
+ * Use `create(ConversationHistoryTextContentSchema)` to create a new message.
  */
-export const ConversationHistoryTextSchema: GenMessage<ConversationHistoryText> = /*@__PURE__*/
+export const ConversationHistoryTextContentSchema: GenMessage<ConversationHistoryTextContent> = /*@__PURE__*/
   messageDesc(file_agent_v1_conversation_action, 21);
 
 /**
  * Image part (data as documented: string).
  *
- * @generated from message agent.v1.ConversationHistoryImage
+ * @generated from message agent.v1.ConversationHistoryImageContent
  */
-export type ConversationHistoryImage = Message<"agent.v1.ConversationHistoryImage"> & {
+export type ConversationHistoryImageContent = Message<"agent.v1.ConversationHistoryImageContent"> & {
   /**
    * @generated from field: string data = 1;
    */
@@ -647,10 +648,10 @@ export type ConversationHistoryImage = Message<"agent.v1.ConversationHistoryImag
 };
 
 /**
- * Describes the message agent.v1.ConversationHistoryImage.
- * Use `create(ConversationHistoryImageSchema)` to create a new message.
+ * Describes the message agent.v1.ConversationHistoryImageContent.
+ * Use `create(ConversationHistoryImageContentSchema)` to create a new message.
  */
-export const ConversationHistoryImageSchema: GenMessage<ConversationHistoryImage> = /*@__PURE__*/
+export const ConversationHistoryImageContentSchema: GenMessage<ConversationHistoryImageContent> = /*@__PURE__*/
   messageDesc(file_agent_v1_conversation_action, 22);
 
 /**
@@ -685,21 +686,21 @@ export type ConversationHistoryAssistantContent = Message<"agent.v1.Conversation
    */
   content: {
     /**
-     * @generated from field: agent.v1.ConversationHistoryText text = 1;
+     * @generated from field: agent.v1.ConversationHistoryTextContent text = 1;
      */
-    value: ConversationHistoryText;
+    value: ConversationHistoryTextContent;
     case: "text";
   } | {
     /**
-     * @generated from field: agent.v1.ConversationHistoryReasoning reasoning = 2;
+     * @generated from field: agent.v1.ConversationHistoryReasoningContent reasoning = 2;
      */
-    value: ConversationHistoryReasoning;
+    value: ConversationHistoryReasoningContent;
     case: "reasoning";
   } | {
     /**
-     * @generated from field: agent.v1.ConversationHistoryRedactedReasoning redacted_reasoning = 3;
+     * @generated from field: agent.v1.ConversationHistoryRedactedReasoningContent redacted_reasoning = 3;
      */
-    value: ConversationHistoryRedactedReasoning;
+    value: ConversationHistoryRedactedReasoningContent;
     case: "redactedReasoning";
   } | {
     /**
@@ -720,9 +721,9 @@ export const ConversationHistoryAssistantContentSchema: GenMessage<ConversationH
 /**
  * Reasoning part.
  *
- * @generated from message agent.v1.ConversationHistoryReasoning
+ * @generated from message agent.v1.ConversationHistoryReasoningContent
  */
-export type ConversationHistoryReasoning = Message<"agent.v1.ConversationHistoryReasoning"> & {
+export type ConversationHistoryReasoningContent = Message<"agent.v1.ConversationHistoryReasoningContent"> & {
   /**
    * [I] number
    *
@@ -739,18 +740,49 @@ export type ConversationHistoryReasoning = Message<"agent.v1.ConversationHistory
 };
 
 /**
- * Describes the message agent.v1.ConversationHistoryReasoning.
- * Use `create(ConversationHistoryReasoningSchema)` to create a new message.
+ * Describes the message agent.v1.ConversationHistoryReasoningContent.
+ * Use `create(ConversationHistoryReasoningContentSchema)` to create a new message.
  */
-export const ConversationHistoryReasoningSchema: GenMessage<ConversationHistoryReasoning> = /*@__PURE__*/
+export const ConversationHistoryReasoningContentSchema: GenMessage<ConversationHistoryReasoningContent> = /*@__PURE__*/
   messageDesc(file_agent_v1_conversation_action, 25);
+
+/**
+ * One part of a tool result. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ConversationHistoryToolResultContent
+ */
+export type ConversationHistoryToolResultContent = Message<"agent.v1.ConversationHistoryToolResultContent"> & {
+  /**
+   * @generated from oneof agent.v1.ConversationHistoryToolResultContent.content
+   */
+  content: {
+    /**
+     * @generated from field: agent.v1.ConversationHistoryTextContent text = 1;
+     */
+    value: ConversationHistoryTextContent;
+    case: "text";
+  } | {
+    /**
+     * @generated from field: agent.v1.ConversationHistoryImageContent image = 2;
+     */
+    value: ConversationHistoryImageContent;
+    case: "image";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message agent.v1.ConversationHistoryToolResultContent.
+ * Use `create(ConversationHistoryToolResultContentSchema)` to create a new message.
+ */
+export const ConversationHistoryToolResultContentSchema: GenMessage<ConversationHistoryToolResultContent> = /*@__PURE__*/
+  messageDesc(file_agent_v1_conversation_action, 26);
 
 /**
  * Redacted reasoning part.
  *
- * @generated from message agent.v1.ConversationHistoryRedactedReasoning
+ * @generated from message agent.v1.ConversationHistoryRedactedReasoningContent
  */
-export type ConversationHistoryRedactedReasoning = Message<"agent.v1.ConversationHistoryRedactedReasoning"> & {
+export type ConversationHistoryRedactedReasoningContent = Message<"agent.v1.ConversationHistoryRedactedReasoningContent"> & {
   /**
    * @generated from field: string data = 1;
    */
@@ -758,11 +790,11 @@ export type ConversationHistoryRedactedReasoning = Message<"agent.v1.Conversatio
 };
 
 /**
- * Describes the message agent.v1.ConversationHistoryRedactedReasoning.
- * Use `create(ConversationHistoryRedactedReasoningSchema)` to create a new message.
+ * Describes the message agent.v1.ConversationHistoryRedactedReasoningContent.
+ * Use `create(ConversationHistoryRedactedReasoningContentSchema)` to create a new message.
  */
-export const ConversationHistoryRedactedReasoningSchema: GenMessage<ConversationHistoryRedactedReasoning> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_action, 26);
+export const ConversationHistoryRedactedReasoningContentSchema: GenMessage<ConversationHistoryRedactedReasoningContent> = /*@__PURE__*/
+  messageDesc(file_agent_v1_conversation_action, 27);
 
 /**
  * Tool-call part.
@@ -797,7 +829,7 @@ export type ConversationHistoryToolCall = Message<"agent.v1.ConversationHistoryT
  * Use `create(ConversationHistoryToolCallSchema)` to create a new message.
  */
 export const ConversationHistoryToolCallSchema: GenMessage<ConversationHistoryToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_action, 27);
+  messageDesc(file_agent_v1_conversation_action, 28);
 
 /**
  * A tool result message.
@@ -816,12 +848,11 @@ export type ConversationHistoryToolMessage = Message<"agent.v1.ConversationHisto
   toolName: string;
 
   /**
-   * [I] element type: the notes say "content rep" without a type; text/image
-   * parts as in user messages.
+   * Text/image parts, as in user messages. [C: Cursor's client 1.0.32]
    *
-   * @generated from field: repeated agent.v1.ConversationHistoryUserContent content = 3;
+   * @generated from field: repeated agent.v1.ConversationHistoryToolResultContent content = 3;
    */
-  content: ConversationHistoryUserContent[];
+  content: ConversationHistoryToolResultContent[];
 
   /**
    * @generated from field: optional bool is_error = 4;
@@ -839,5 +870,5 @@ export type ConversationHistoryToolMessage = Message<"agent.v1.ConversationHisto
  * Use `create(ConversationHistoryToolMessageSchema)` to create a new message.
  */
 export const ConversationHistoryToolMessageSchema: GenMessage<ConversationHistoryToolMessage> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_action, 28);
+  messageDesc(file_agent_v1_conversation_action, 29);
 
