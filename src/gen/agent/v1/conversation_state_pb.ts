@@ -141,14 +141,14 @@ export type ConversationStateStructure = Message<"agent.v1.ConversationStateStru
   readPaths: string[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string active_branch_name = 19;
    */
   activeBranchName?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: map<string, agent.v1.PlanRegistryEntry> plans = 20;
    */
@@ -158,28 +158,28 @@ export type ConversationStateStructure = Message<"agent.v1.ConversationStateStru
    * #21 tracked_git_repo_branches and #23 communicate_update_history: types not
    * documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string agent_type = 22;
    */
   agentType?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: map<string, string> subagent_threads = 24;
    */
   subagentThreads: { [key: string]: string };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint64 conversation_started_timestamp_ms = 26;
    */
   conversationStartedTimestampMs?: bigint | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string conversation_started_time_zone = 27;
    */
@@ -193,14 +193,14 @@ export type ConversationStateStructure = Message<"agent.v1.ConversationStateStru
   subagentStateRefs: { [key: string]: Uint8Array };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.GoalState goal_state = 32;
    */
   goalState?: GoalState | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated string completed_ask_question_tool_call_ids = 34;
    */
@@ -242,7 +242,7 @@ export type ConversationTokenDetails = Message<"agent.v1.ConversationTokenDetail
   /**
    * #4 prompt_context_usage_tree: type not documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bytes prompt_context_usage_snapshot_blob_id = 5;
    */
@@ -401,7 +401,7 @@ export const SubagentPersistedStateSchema: GenMessage<SubagentPersistedState> = 
   messageDesc(file_agent_v1_conversation_state, 6);
 
 /**
- * Plan registry entry. Body not documented; kept empty. [S]
+ * Plan registry entry. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.PlanRegistryEntry
  */
@@ -416,7 +416,7 @@ export const PlanRegistryEntrySchema: GenMessage<PlanRegistryEntry> = /*@__PURE_
   messageDesc(file_agent_v1_conversation_state, 7);
 
 /**
- * Goal state. Body not documented; kept empty. [S]
+ * Goal state. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.GoalState
  */

@@ -44,7 +44,7 @@ export type SubagentArgs = Message<"agent.v1.SubagentArgs"> & {
   prompt: string;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool readonly = 5;
    */

@@ -306,7 +306,7 @@ export type ExecServerMessage = Message<"agent.v1.ExecServerMessage"> & {
     case: "agentStoreConflictArgs";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.AdoptArgs adopt_args = 56;
      */
@@ -315,7 +315,7 @@ export type ExecServerMessage = Message<"agent.v1.ExecServerMessage"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool accept_hook_additional_contexts = 55;
    */
@@ -699,7 +699,7 @@ export type ExecClientThrow = Message<"agent.v1.ExecClientThrow"> & {
   stackTrace?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string error_code = 4;
    */

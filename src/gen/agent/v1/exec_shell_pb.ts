@@ -50,42 +50,42 @@ export type ShellArgs = Message<"agent.v1.ShellArgs"> & {
    * #5 simple_commands (deprecated) and #8 parsing_result: types not
    * documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool has_input_redirect = 6;
    */
   hasInputRedirect: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool has_output_redirect = 7;
    */
   hasOutputRedirect: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SandboxPolicy requested_sandbox_policy = 9;
    */
   requestedSandboxPolicy?: SandboxPolicy | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint64 file_output_threshold_bytes = 10;
    */
   fileOutputThresholdBytes?: bigint | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_background = 11;
    */
   isBackground: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool skip_approval = 12;
    */
@@ -104,7 +104,7 @@ export type ShellArgs = Message<"agent.v1.ShellArgs"> & {
   hardTimeout?: number | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string description = 15;
    */
@@ -114,21 +114,21 @@ export type ShellArgs = Message<"agent.v1.ShellArgs"> & {
    * #16 classifier_result, #18 output_notification, #20 hook_approval_requirement:
    * types not documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool close_stdin = 17;
    */
   closeStdin: boolean;
 
   /**
-   * [I] type assumed as in McpArgs
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SmartModeApproval smart_mode_approval = 19;
    */
   smartModeApproval?: SmartModeApproval | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string conversation_id = 21;
    */
@@ -173,8 +173,8 @@ export type ShellStream = Message<"agent.v1.ShellStream"> & {
     case: "exit";
   } | {
     /**
-     * Conflict: one older summary lists start as #5; the detailed dumps and
-     * live clients use #4 (and #5 is rejected). We follow #4.
+     * start is #4 and rejected #5 (one older summary listed start as #5).
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ShellStreamStart start = 4;
      */
@@ -200,7 +200,7 @@ export type ShellStream = Message<"agent.v1.ShellStream"> & {
     case: "backgrounded";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ShellStreamHookContext hook_context = 8;
      */
@@ -497,28 +497,28 @@ export type ShellResult = Message<"agent.v1.ShellResult"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SandboxPolicy sandbox_policy = 101;
    */
   sandboxPolicy?: SandboxPolicy | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool is_background = 102;
    */
   isBackground?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string terminals_folder = 103;
    */
   terminalsFolder?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint32 pid = 104;
    */
@@ -533,7 +533,7 @@ export const ShellResultSchema: GenMessage<ShellResult> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_shell, 10);
 
 /**
- * Command finished. [C #1-#10; higher numbers S]
+ * Command finished. [C #1-#10; higher numbers C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ShellSuccess
  */
@@ -566,7 +566,7 @@ export type ShellSuccess = Message<"agent.v1.ShellSuccess"> & {
   stderr: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: int32 execution_time = 7;
    */
@@ -578,56 +578,56 @@ export type ShellSuccess = Message<"agent.v1.ShellSuccess"> & {
   outputLocation?: OutputLocation | undefined;
 
   /**
-   * [I] type as ShellStreamBackgrounded.shell_id
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint32 shell_id = 9;
    */
   shellId?: number | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string interleaved_output = 10;
    */
   interleavedOutput?: string | undefined;
 
   /**
-   * [I] type as ShellStreamBackgrounded.pid
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint32 pid = 11;
    */
   pid?: number | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 ms_to_wait = 12;
    */
   msToWait?: number | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 local_execution_time_ms = 13;
    */
   localExecutionTimeMs?: number | undefined;
 
   /**
-   * [I] type
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional agent.v1.ShellBackgroundReason background_reason = 14;
    */
   backgroundReason?: ShellBackgroundReason | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_head = 15;
    */
   outputHead?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_tail = 16;
    */
@@ -682,7 +682,7 @@ export type ShellFailure = Message<"agent.v1.ShellFailure"> & {
   stderr: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: int32 execution_time = 7;
    */
@@ -694,14 +694,14 @@ export type ShellFailure = Message<"agent.v1.ShellFailure"> & {
   outputLocation?: OutputLocation | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string interleaved_output = 9;
    */
   interleavedOutput?: string | undefined;
 
   /**
-   * [I] type
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional agent.v1.ShellAbortReason abort_reason = 10;
    */
@@ -713,21 +713,21 @@ export type ShellFailure = Message<"agent.v1.ShellFailure"> & {
   aborted: boolean;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 local_execution_time_ms = 12;
    */
   localExecutionTimeMs?: number | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_head = 13;
    */
   outputHead?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_tail = 14;
    */
@@ -765,7 +765,7 @@ export type ShellTimeout = Message<"agent.v1.ShellTimeout"> & {
   workingDirectory: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: int32 timeout_ms = 3;
    */
@@ -875,7 +875,7 @@ export type BackgroundShellSpawnResult = Message<"agent.v1.BackgroundShellSpawnR
     case: "rejected";
   } | {
     /**
-     * [I] type assumed as in ShellStream
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ShellPermissionDenied permission_denied = 4;
      */
@@ -898,7 +898,7 @@ export const BackgroundShellSpawnResultSchema: GenMessage<BackgroundShellSpawnRe
  */
 export type BackgroundShellSpawnSuccess = Message<"agent.v1.BackgroundShellSpawnSuccess"> & {
   /**
-   * [I] type as ShellStreamBackgrounded.shell_id
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: uint32 shell_id = 1;
    */

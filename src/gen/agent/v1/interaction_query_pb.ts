@@ -89,7 +89,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "webFetchRequestQuery";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PrManagementRequestQuery pr_management_request_query = 10;
      */
@@ -97,7 +97,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "prManagementRequestQuery";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.McpAuthRequestQuery mcp_auth_request_query = 11;
      */
@@ -111,7 +111,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "generateImageRequestQuery";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ReplaceEnvArgs replace_env_args = 13;
      */
@@ -119,7 +119,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "replaceEnvArgs";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ConnectScmRequestQuery connect_scm_request_query = 14;
      */
@@ -189,7 +189,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "webFetchRequestResponse";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PrManagementResult pr_management_result = 10;
      */
@@ -197,7 +197,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "prManagementResult";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.McpAuthRequestResponse mcp_auth_request_response = 11;
      */
@@ -211,7 +211,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "generateImageRequestResponse";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ReplaceEnvResult replace_env_result = 13;
      */
@@ -219,7 +219,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "replaceEnvResult";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ConnectScmRequestResponse connect_scm_request_response = 14;
      */
@@ -517,7 +517,7 @@ export type AskQuestionSuccess_Answer = Message<"agent.v1.AskQuestionSuccess.Ans
   selectedOptionIds: string[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: string freeform_text = 3;
    */
@@ -1116,7 +1116,7 @@ export const WebFetchRequestResponse_RejectedSchema: GenMessage<WebFetchRequestR
   messageDesc(file_agent_v1_interaction_query, 30, 1);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.PrManagementRequestQuery
  */
@@ -1175,7 +1175,7 @@ export const PrManagementRejectedSchema: GenMessage<PrManagementRejected> = /*@_
   messageDesc(file_agent_v1_interaction_query, 33);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.McpAuthRequestQuery
  */
@@ -1377,7 +1377,7 @@ export const GenerateImageRequestResponse_RejectedSchema: GenMessage<GenerateIma
   messageDesc(file_agent_v1_interaction_query, 38, 1);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ReplaceEnvArgs
  */
@@ -1462,7 +1462,7 @@ export const ReplaceEnvFailureSchema: GenMessage<ReplaceEnvFailure> = /*@__PURE_
   messageDesc(file_agent_v1_interaction_query, 42);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ConnectScmRequestQuery
  */

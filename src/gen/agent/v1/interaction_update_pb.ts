@@ -138,7 +138,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "stepCompleted";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PromptSuggestionUpdate prompt_suggestion = 18;
      */
@@ -146,7 +146,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "promptSuggestion";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PostRequestPromptUpdate post_request_prompt = 19;
      */
@@ -154,7 +154,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "postRequestPrompt";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ActiveBranchChange active_branch_change = 20;
      */
@@ -162,7 +162,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "activeBranchChange";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.FeedbackRequestUpdate feedback_request = 21;
      */
@@ -170,7 +170,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "feedbackRequest";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ResponseComparisonUpdate response_comparison = 22;
      */
@@ -178,7 +178,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "responseComparison";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ContextInjectionStateUpdate context_injection_state = 23;
      */
@@ -188,7 +188,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     /**
      * Only if AgentRunRequest.client_supports_routed_model_update is set.
      *
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.RoutedModelUpdate routed_model = 24;
      */
@@ -667,7 +667,7 @@ export type ToolCallDelta = Message<"agent.v1.ToolCallDelta"> & {
     case: "editToolCallDelta";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ReplaceEnvToolCallDelta replace_env_tool_call_delta = 4;
      */
@@ -791,7 +791,7 @@ export const EditToolCallDeltaSchema: GenMessage<EditToolCallDelta> = /*@__PURE_
   messageDesc(file_agent_v1_interaction_update, 23);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ReplaceEnvToolCallDelta
  */
@@ -883,7 +883,7 @@ export const ActiveBranchChangeSchema: GenMessage<ActiveBranchChange> = /*@__PUR
   messageDesc(file_agent_v1_interaction_update, 27);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.FeedbackRequestUpdate
  */
@@ -898,7 +898,7 @@ export const FeedbackRequestUpdateSchema: GenMessage<FeedbackRequestUpdate> = /*
   messageDesc(file_agent_v1_interaction_update, 28);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ResponseComparisonUpdate
  */

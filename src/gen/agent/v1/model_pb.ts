@@ -67,14 +67,14 @@ export type RequestedModel = Message<"agent.v1.RequestedModel"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool built_in_model = 7;
    */
   builtInModel: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_variant_string_representation = 8;
    */

@@ -49,14 +49,14 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   tools: McpToolDefinition[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string conversation_notes_listing = 8;
    */
   conversationNotesListing?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string shared_notes_listing = 9;
    */
@@ -78,14 +78,14 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   mcpInstructions: McpInstructions[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.DebugModeConfig debug_mode_config = 15;
    */
   debugModeConfig?: DebugModeConfig | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string cloud_rule = 16;
    */
@@ -99,14 +99,14 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   webSearchEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SkillOptions skill_options = 18;
    */
   skillOptions?: SkillOptions | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool repository_info_should_query_prod = 19;
    */
@@ -118,7 +118,7 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   fileContents: { [key: string]: string };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string user_intent_summary = 21;
    */
@@ -142,7 +142,7 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   webFetchEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string hooks_additional_context = 25;
    */
@@ -163,49 +163,49 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   prAttributionMessage?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.HooksConfigInfo hooks_config = 28;
    */
   hooksConfig?: HooksConfigInfo | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.AgentSkill agent_skills = 29;
    */
   agentSkills: AgentSkill[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool supports_mcp_auth = 32;
    */
   supportsMcpAuth?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool git_repo_info_complete = 33;
    */
   gitRepoInfoComplete?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.McpMetaToolOptions mcp_meta_tool_options = 34;
    */
   mcpMetaToolOptions?: McpMetaToolOptions | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool read_lints_enabled = 35;
    */
   readLintsEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool mcp_info_complete = 36;
    */
@@ -262,21 +262,21 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
    * #48: a third PermissionsAutoRunInstructions exists per one note; its name is
    * not documented, so it is left undeclared (kept as an unknown field).
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool search_conversations_enabled = 50;
    */
   searchConversationsEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool send_message_enabled = 51;
    */
   sendMessageEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated string admin_command_denylist = 52;
    */
@@ -291,7 +291,7 @@ export const RequestContextSchema: GenMessage<RequestContext> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 0);
 
 /**
- * Environment facts. [C for #1-#12, #14, #20, #21; rest S]
+ * Environment facts. [C for #1-#12, #14, #20, #21; rest C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.RequestContextEnv
  */
@@ -363,16 +363,17 @@ export type RequestContextEnv = Message<"agent.v1.RequestContextEnv"> & {
   sandboxSupported?: boolean | undefined;
 
   /**
-   * #16/#17 sandbox network settings: names/types not documented; undeclared.
+   * #16 sandbox_network_has_defaults, #17 sandbox_network_explicit_allowlist:
+   * not declared.
    *
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool secret_redaction_enabled = 18;
    */
   secretRedactionEnabled?: boolean | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool computer_use_supported = 19;
    */
@@ -439,7 +440,7 @@ export type CursorRule = Message<"agent.v1.CursorRule"> & {
   gitRemoteOrigin?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string parse_error = 6;
    */
@@ -589,14 +590,14 @@ export type GitRepoInfo = Message<"agent.v1.GitRepoInfo"> & {
   remoteUrl?: string | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool previous_branch_is_ancestor = 5;
    */
   previousBranchIsAncestor?: boolean | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool is_origin_backed = 6;
    */
@@ -642,14 +643,14 @@ export type RepositoryIndexingInfo = Message<"agent.v1.RepositoryIndexingInfo"> 
   repoOwner: string;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_tracked = 6;
    */
   isTracked: boolean;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_local = 7;
    */
@@ -666,7 +667,7 @@ export type RepositoryIndexingInfo = Message<"agent.v1.RepositoryIndexingInfo"> 
   workspaceUri: string;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: string path_encryption_key = 10;
    */
@@ -846,7 +847,7 @@ export const DebugModeConfigSchema: GenMessage<DebugModeConfig> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 13);
 
 /**
- * Skill options. Body not documented; kept empty. [S]
+ * Skill options. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.SkillOptions
  */
@@ -861,7 +862,7 @@ export const SkillOptionsSchema: GenMessage<SkillOptions> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 14);
 
 /**
- * Hooks configuration. Body not documented; kept empty. [S]
+ * Hooks configuration. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.HooksConfigInfo
  */

@@ -220,7 +220,7 @@ export type ToolCall = Message<"agent.v1.ToolCall"> & {
     case: "truncatedToolCall";
   } | {
     /**
-     * [I] names: the notes abbreviate #35/#36 as start_grind_execution/planning.
+     * Names as Cursor has them (the notes abbreviated them). [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.StartGrindExecutionToolCall start_grind_execution_tool_call = 35;
      */
@@ -318,7 +318,7 @@ export type ToolCall = Message<"agent.v1.ToolCall"> & {
     case: "searchConversationsToolCall";
   } | {
     /**
-     * [I] names: the notes abbreviate #70-#72 as create_goal, update_goal, adopt.
+     * Names as Cursor has them (the notes abbreviated them). [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.CreateGoalToolCall create_goal_tool_call = 70;
      */
@@ -342,7 +342,7 @@ export type ToolCall = Message<"agent.v1.ToolCall"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * Reported by one note, unverified. [S]
+   * Reported by one note. [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.HookAdditionalContext hook_additional_contexts = 54;
    */
@@ -673,14 +673,14 @@ export const ReadToolSuccessSchema: GenMessage<ReadToolSuccess> = /*@__PURE__*/
  */
 export type ReadRange = Message<"agent.v1.ReadRange"> & {
   /**
-   * [I] type uint32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: uint32 start_line = 1;
    */
   startLine: number;
 
   /**
-   * [I] type uint32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: uint32 end_line = 2;
    */
@@ -828,14 +828,14 @@ export type EditSuccess = Message<"agent.v1.EditSuccess"> & {
   path: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 lines_added = 3;
    */
   linesAdded?: number | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 lines_removed = 4;
    */
@@ -1209,6 +1209,7 @@ export type TaskArgs = Message<"agent.v1.TaskArgs"> & {
 
   /**
    * Files the model attached for the subagent, as it wrote their paths. [I]
+   * (Number, name and type: [C: Cursor's client 1.0.32], see docs/decisions/130.)
    *
    * @generated from field: repeated string attachments = 7;
    */

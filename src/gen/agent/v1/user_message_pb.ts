@@ -69,7 +69,7 @@ export type UserMessage = Message<"agent.v1.UserMessage"> & {
   richText?: string | undefined;
 
   /**
-   * Enum whose values are not documented; declared as its int32 wire type. [S]
+   * Cursor's SimulatedMsgReason enum. [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional agent.v1.SimulatedMsgReason simulated_msg_reason = 9;
    */
@@ -83,14 +83,14 @@ export type UserMessage = Message<"agent.v1.UserMessage"> & {
   conversationStateBlobId: Uint8Array;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string subagent_system_reminder = 11;
    */
   subagentSystemReminder?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.TriggeringUserInfo triggering_user_info = 13;
    */
@@ -101,21 +101,21 @@ export type UserMessage = Message<"agent.v1.UserMessage"> & {
    * prompt_reference_id, #17 thread_id, #22 custom_mode_intent and #23
    * project_details: types not documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bytes text_blob_id = 18;
    */
   textBlobId?: Uint8Array | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bytes rich_text_blob_id = 19;
    */
   richTextBlobId?: Uint8Array | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.HookAdditionalContext hook_additional_contexts = 21;
    */
@@ -130,7 +130,7 @@ export const UserMessageSchema: GenMessage<UserMessage> = /*@__PURE__*/
   messageDesc(file_agent_v1_user_message, 0);
 
 /**
- * Who triggered a message/action. Body not documented; kept empty. [S]
+ * Who triggered a message/action. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.TriggeringUserInfo
  */
