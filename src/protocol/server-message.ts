@@ -17,6 +17,7 @@ import type { ConversationStateStructure } from "../gen/agent/v1/conversation_st
 import type { ExecServerControlMessage, ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
 import type { InteractionQuery } from "../gen/agent/v1/interaction_query_pb.ts";
 import type {
+  ContextInjectionState,
   InteractionUpdate,
   ShellOutputDeltaUpdate,
   ThinkingStyle,
@@ -282,7 +283,8 @@ export type ServerMessageView =
   | {
     readonly kind: "context-injection-state";
     readonly injectionId: string;
-    readonly state: number;
+    /** The `ContextInjectionState` case (`queued`, `delivered`, ...), if the server set one. */
+    readonly state: NonNullable<ContextInjectionState["state"]["case"]> | undefined;
   }
   | { readonly kind: "routed-model"; readonly displayName: string }
   | {
@@ -466,7 +468,7 @@ function classifyInteractionUpdate(update: InteractionUpdate): ServerMessageView
       return {
         kind: "context-injection-state",
         injectionId: event.value.injectionId,
-        state: event.value.state,
+        state: event.value.state?.state.case,
       };
     case "routedModel":
       return { kind: "routed-model", displayName: event.value.displayName };

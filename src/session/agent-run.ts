@@ -150,7 +150,7 @@ export class AgentRun {
       const exec = message.message.value;
       const elapsed = this.#execElapsedMs(exec.id);
       if (exec.localExecutionTimeMs === undefined && elapsed !== undefined) {
-        exec.localExecutionTimeMs = BigInt(elapsed);
+        exec.localExecutionTimeMs = Math.min(elapsed, 2 ** 31 - 1);
       }
       // The host ran the command between the exec's arrival and its exit: that is the
       // command's own run time (`ShellStreamExit.local_execution_time_ms`, an int32).

@@ -135,8 +135,9 @@ function gitSlice(git: GitFacts) {
       branchName: repo.branch,
       ...(repo.remoteUrl === undefined ? {} : { remoteUrl: repo.remoteUrl }),
     })),
-    gitRepoInfoComplete: git.repoInfoComplete,
-    gitStatusInfoComplete: git.statusComplete,
+    // Only `true` goes on the wire: an unknown or incomplete fact is left unset.
+    ...(git.repoInfoComplete ? { gitRepoInfoComplete: true } : {}),
+    ...(git.statusComplete ? { gitStatusInfoComplete: true } : {}),
   };
 }
 

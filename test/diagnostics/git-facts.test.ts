@@ -253,7 +253,8 @@ describe("git facts and the prompt cache", () => {
       assert.equal(sent?.gitRepos[0]?.path, "/ws");
       assert.equal(sent?.gitRepos[0]?.status, "");
       assert.equal(sent?.gitRepoInfoComplete, true);
-      assert.equal(sent?.gitStatusInfoComplete, false);
+      // Incomplete: the flag stays off the wire (only `true` is sent).
+      assert.equal(sent?.gitStatusInfoComplete, undefined);
       assert.ok(lines.includes("git: `status --porcelain -b` timed out after 5000ms"));
     });
   });

@@ -29,7 +29,7 @@ import { AgentMode, file_agent_v1_common } from "../../src/gen/agent/v1/common_p
 import {
   ConversationActionSchema,
   file_agent_v1_conversation_action,
-  RequestContextPartsSchema,
+  RequestContextPartReferencesSchema,
 } from "../../src/gen/agent/v1/conversation_action_pb.ts";
 import {
   ConversationStateStructureSchema,
@@ -551,7 +551,7 @@ describe("schema round trip: conversation actions", () => {
     for (const init of cases) {
       const action = create(ConversationActionSchema, init);
       action.triggeringAuthId = "auth";
-      action.requestContextParts = create(RequestContextPartsSchema);
+      action.requestContextParts = create(RequestContextPartReferencesSchema);
       const bytes = assertRoundTrip(ConversationActionSchema, action);
       covered.add(fromBinary(ConversationActionSchema, bytes).action.case);
     }
@@ -675,7 +675,13 @@ describe("schema round trip: interaction updates", () => {
       { case: "activeBranchChange", value: { path: "/ws", branchName: "main" } },
       { case: "feedbackRequest", value: {} },
       { case: "responseComparison", value: {} },
-      { case: "contextInjectionState", value: { injectionId: "i", state: 2 } },
+      {
+        case: "contextInjectionState",
+        value: {
+          injectionId: "i",
+          state: { state: { case: "delivered", value: { step: 2, deliveredAtMs: 5n } } },
+        },
+      },
       { case: "routedModel", value: { displayName: "Model" } },
     ];
     const covered = new Set<string | undefined>();
@@ -874,7 +880,7 @@ describe("schema round trip: exec channel", () => {
       },
     ];
     for (const message of refusals) {
-      assertRoundTrip(ExecClientMessageSchema, { id: 4, message, localExecutionTimeMs: 15n });
+      assertRoundTrip(ExecClientMessageSchema, { id: 4, message, localExecutionTimeMs: 15 });
     }
   });
 
@@ -900,7 +906,11 @@ describe("schema round trip: exec channel", () => {
     assertRoundTrip(ExecServerMessageSchema, {
       id: 1,
       execId: "",
-      spanContext: { traceId: new Uint8Array([1]), spanId: new Uint8Array([2]), traceFlags: 1 },
+      spanContext: {
+        traceId: "0af7651916cd43dd8448eb211c80319c",
+        spanId: "b7ad6b7169203331",
+        traceFlags: 1,
+      },
       message: {
         case: "shellStreamArgs",
         value: {

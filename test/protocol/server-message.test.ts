@@ -338,8 +338,11 @@ describe("classifyServerMessage: interaction updates", () => {
       kind: "response-comparison",
     });
     assert.deepEqual(
-      classifyUpdate({ case: "contextInjectionState", value: { injectionId: "i", state: 2 } }),
-      { kind: "context-injection-state", injectionId: "i", state: 2 },
+      classifyUpdate({
+        case: "contextInjectionState",
+        value: { injectionId: "i", state: { state: { case: "delivered", value: { step: 2 } } } },
+      }),
+      { kind: "context-injection-state", injectionId: "i", state: "delivered" },
     );
     assert.deepEqual(classifyUpdate({ case: "routedModel", value: { displayName: "Model" } }), {
       kind: "routed-model",

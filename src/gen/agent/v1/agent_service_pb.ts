@@ -29,7 +29,7 @@ export const file_agent_v1_agent_service: GenFile = /*@__PURE__*/
  */
 export type GetUsableModelsRequest = Message<"agent.v1.GetUsableModelsRequest"> & {
   /**
-   * [I] type repeated string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated string custom_model_ids = 1;
    */

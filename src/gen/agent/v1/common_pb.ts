@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/common.proto.
  */
 export const file_agent_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChVhZ2VudC92MS9jb21tb24ucHJvdG8SCGFnZW50LnYxIosBCghUb2RvSXRlbRIKCgJpZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEiQKBnN0YXR1cxgDIAEoDjIULmFnZW50LnYxLlRvZG9TdGF0dXMSEgoKY3JlYXRlZF9hdBgEIAEoAxISCgp1cGRhdGVkX2F0GAUgASgDEhQKDGRlcGVuZGVuY2llcxgGIAMoCSKEAQoLU3BhbkNvbnRleHQSEAoIdHJhY2VfaWQYASABKAwSDwoHc3Bhbl9pZBgCIAEoDBIYCgt0cmFjZV9mbGFncxgDIAEoDUgAiAEBEhgKC3RyYWNlX3N0YXRlGAQgASgJSAGIAQFCDgoMX3RyYWNlX2ZsYWdzQg4KDF90cmFjZV9zdGF0ZSJBChVIb29rQWRkaXRpb25hbENvbnRleHQSFwoPaG9va19ldmVudF9uYW1lGAEgASgJEg8KB2NvbnRlbnQYAiABKAkiSwoOT3V0cHV0TG9jYXRpb24SEQoJZmlsZV9wYXRoGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSEgoKbGluZV9jb3VudBgDIAEoAyIPCg1TYW5kYm94UG9saWN5IjcKEVNtYXJ0TW9kZUFwcHJvdmFsEhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJKtwBCglBZ2VudE1vZGUSGgoWQUdFTlRfTU9ERV9VTlNQRUNJRklFRBAAEhQKEEFHRU5UX01PREVfQUdFTlQQARISCg5BR0VOVF9NT0RFX0FTSxACEhMKD0FHRU5UX01PREVfUExBThADEhQKEEFHRU5UX01PREVfREVCVUcQBBIVChFBR0VOVF9NT0RFX1RSSUFHRRAFEhYKEkFHRU5UX01PREVfUFJPSkVDVBAGEhgKFEFHRU5UX01PREVfTVVMVElUQVNLEAcSFQoRQUdFTlRfTU9ERV9DVVNUT00QCCqVAQoKVG9kb1N0YXR1cxIbChdUT0RPX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1RPRE9fU1RBVFVTX1BFTkRJTkcQARIbChdUT0RPX1NUQVRVU19JTl9QUk9HUkVTUxACEhkKFVRPRE9fU1RBVFVTX0NPTVBMRVRFRBADEhkKFVRPRE9fU1RBVFVTX0NBTkNFTExFRBAEYgZwcm90bzM");
+  fileDesc("ChVhZ2VudC92MS9jb21tb24ucHJvdG8SCGFnZW50LnYxIosBCghUb2RvSXRlbRIKCgJpZBgBIAEoCRIPCgdjb250ZW50GAIgASgJEiQKBnN0YXR1cxgDIAEoDjIULmFnZW50LnYxLlRvZG9TdGF0dXMSEgoKY3JlYXRlZF9hdBgEIAEoAxISCgp1cGRhdGVkX2F0GAUgASgDEhQKDGRlcGVuZGVuY2llcxgGIAMoCSKEAQoLU3BhbkNvbnRleHQSEAoIdHJhY2VfaWQYASABKAkSDwoHc3Bhbl9pZBgCIAEoCRIYCgt0cmFjZV9mbGFncxgDIAEoDUgAiAEBEhgKC3RyYWNlX3N0YXRlGAQgASgJSAGIAQFCDgoMX3RyYWNlX2ZsYWdzQg4KDF90cmFjZV9zdGF0ZSJBChVIb29rQWRkaXRpb25hbENvbnRleHQSFwoPaG9va19ldmVudF9uYW1lGAEgASgJEg8KB2NvbnRlbnQYAiABKAkiSwoOT3V0cHV0TG9jYXRpb24SEQoJZmlsZV9wYXRoGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSEgoKbGluZV9jb3VudBgDIAEoAyKsAQoNU2FuZGJveFBvbGljeRIqCgR0eXBlGAEgASgOMhwuYWdlbnQudjEuU2FuZGJveFBvbGljeS5UeXBlIm8KBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEhYKElRZUEVfSU5TRUNVUkVfTk9ORRABEhwKGFRZUEVfV09SS1NQQUNFX1JFQURXUklURRACEhsKF1RZUEVfV09SS1NQQUNFX1JFQURPTkxZEAMiNwoRU21hcnRNb2RlQXBwcm92YWwSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkq3AEKCUFnZW50TW9kZRIaChZBR0VOVF9NT0RFX1VOU1BFQ0lGSUVEEAASFAoQQUdFTlRfTU9ERV9BR0VOVBABEhIKDkFHRU5UX01PREVfQVNLEAISEwoPQUdFTlRfTU9ERV9QTEFOEAMSFAoQQUdFTlRfTU9ERV9ERUJVRxAEEhUKEUFHRU5UX01PREVfVFJJQUdFEAUSFgoSQUdFTlRfTU9ERV9QUk9KRUNUEAYSGAoUQUdFTlRfTU9ERV9NVUxUSVRBU0sQBxIVChFBR0VOVF9NT0RFX0NVU1RPTRAIKpUBCgpUb2RvU3RhdHVzEhsKF1RPRE9fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTVE9ET19TVEFUVVNfUEVORElORxABEhsKF1RPRE9fU1RBVFVTX0lOX1BST0dSRVNTEAISGQoVVE9ET19TVEFUVVNfQ09NUExFVEVEEAMSGQoVVE9ET19TVEFUVVNfQ0FOQ0VMTEVEEARiBnByb3RvMw");
 
 /**
  * A todo entry (checkpoint blobs, plan arguments). [C]
@@ -77,19 +77,18 @@ export const TodoItemSchema: GenMessage<TodoItem> = /*@__PURE__*/
  */
 export type SpanContext = Message<"agent.v1.SpanContext"> & {
   /**
-   * [I] declared as bytes: the notes give no type, and bytes decodes both
-   * binary ids and text ids without failing UTF-8 validation.
+   * Text ids (strings in Cursor's schema). [C: Cursor's client 1.0.32]
    *
-   * @generated from field: bytes trace_id = 1;
+   * @generated from field: string trace_id = 1;
    */
-  traceId: Uint8Array;
+  traceId: string;
 
   /**
-   * [I] bytes, as trace_id
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: bytes span_id = 2;
+   * @generated from field: string span_id = 2;
    */
-  spanId: Uint8Array;
+  spanId: string;
 
   /**
    * @generated from field: optional uint32 trace_flags = 3;
@@ -163,12 +162,20 @@ export const OutputLocationSchema: GenMessage<OutputLocation> = /*@__PURE__*/
   messageDesc(file_agent_v1_common, 3);
 
 /**
- * Sandbox policy. Body not documented publicly; kept empty so the field decodes
- * and its content survives as unknown fields. [S]
+ * Sandbox policy. Only #1 is declared; the rest (#2-#15: network access, extra
+ * paths, network policy, read boundary, ...) survives as unknown fields. [S]
  *
  * @generated from message agent.v1.SandboxPolicy
  */
 export type SandboxPolicy = Message<"agent.v1.SandboxPolicy"> & {
+  /**
+   * Cursor's client reports the policy it ran a command under (ShellStreamStart #1,
+   * ShellResult #101); this client runs no sandbox and leaves the policy unset
+   * (its request context says sandbox_enabled: false). Declared so it decodes. [C: Cursor's client 1.0.32]
+   *
+   * @generated from field: agent.v1.SandboxPolicy.Type type = 1;
+   */
+  type: SandboxPolicy_Type;
 };
 
 /**
@@ -177,6 +184,39 @@ export type SandboxPolicy = Message<"agent.v1.SandboxPolicy"> & {
  */
 export const SandboxPolicySchema: GenMessage<SandboxPolicy> = /*@__PURE__*/
   messageDesc(file_agent_v1_common, 4);
+
+/**
+ * The policy's kind. [C: Cursor's client 1.0.32]
+ *
+ * @generated from enum agent.v1.SandboxPolicy.Type
+ */
+export enum SandboxPolicy_Type {
+  /**
+   * @generated from enum value: TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: TYPE_INSECURE_NONE = 1;
+   */
+  INSECURE_NONE = 1,
+
+  /**
+   * @generated from enum value: TYPE_WORKSPACE_READWRITE = 2;
+   */
+  WORKSPACE_READWRITE = 2,
+
+  /**
+   * @generated from enum value: TYPE_WORKSPACE_READONLY = 3;
+   */
+  WORKSPACE_READONLY = 3,
+}
+
+/**
+ * Describes the enum agent.v1.SandboxPolicy.Type.
+ */
+export const SandboxPolicy_TypeSchema: GenEnum<SandboxPolicy_Type> = /*@__PURE__*/
+  enumDesc(file_agent_v1_common, 4, 0);
 
 /**
  * Approval handle for "smart mode" tool approvals. [S]

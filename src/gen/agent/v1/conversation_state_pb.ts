@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/conversation_state.proto.
  */
 export const file_agent_v1_conversation_state: GenFile = /*@__PURE__*/
-  fileDesc("CiFhZ2VudC92MS9jb252ZXJzYXRpb25fc3RhdGUucHJvdG8SCGFnZW50LnYxItUNChpDb252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZRIhChlyb290X3Byb21wdF9tZXNzYWdlc19qc29uGAEgAygMEhEKCXR1cm5zX29sZBgCIAMoDBINCgV0b2RvcxgDIAMoDBIaChJwZW5kaW5nX3Rvb2xfY2FsbHMYBCADKAkSOQoNdG9rZW5fZGV0YWlscxgFIAEoCzIiLmFnZW50LnYxLkNvbnZlcnNhdGlvblRva2VuRGV0YWlscxIUCgdzdW1tYXJ5GAYgASgMSACIAQESEQoEcGxhbhgHIAEoDEgBiAEBEg0KBXR1cm5zGAggAygMEh8KF3ByZXZpb3VzX3dvcmtzcGFjZV91cmlzGAkgAygJEiYKBG1vZGUYCiABKA4yEy5hZ2VudC52MS5BZ2VudE1vZGVIAogBARIcCg9zdW1tYXJ5X2FyY2hpdmUYCyABKAxIA4gBARJJCgtmaWxlX3N0YXRlcxgMIAMoCzI0LmFnZW50LnYxLkNvbnZlcnNhdGlvblN0YXRlU3RydWN0dXJlLkZpbGVTdGF0ZXNFbnRyeRIYChBzdW1tYXJ5X2FyY2hpdmVzGA0gAygMEioKDHR1cm5fdGltaW5ncxgOIAMoCzIULmFnZW50LnYxLlN0ZXBUaW1pbmcSTgoOZmlsZV9zdGF0ZXNfdjIYDyADKAsyNi5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZS5GaWxlU3RhdGVzVjJFbnRyeRJRCg9zdWJhZ2VudF9zdGF0ZXMYECADKAsyOC5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZS5TdWJhZ2VudFN0YXRlc0VudHJ5EhoKEnNlbGZfc3VtbWFyeV9jb3VudBgRIAEoDRISCgpyZWFkX3BhdGhzGBIgAygJEh8KEmFjdGl2ZV9icmFuY2hfbmFtZRgTIAEoCUgEiAEBEj4KBXBsYW5zGBQgAygLMi8uYWdlbnQudjEuQ29udmVyc2F0aW9uU3RhdGVTdHJ1Y3R1cmUuUGxhbnNFbnRyeRIXCgphZ2VudF90eXBlGBYgASgJSAWIAQESUwoQc3ViYWdlbnRfdGhyZWFkcxgYIAMoCzI5LmFnZW50LnYxLkNvbnZlcnNhdGlvblN0YXRlU3RydWN0dXJlLlN1YmFnZW50VGhyZWFkc0VudHJ5Ei4KIWNvbnZlcnNhdGlvbl9zdGFydGVkX3RpbWVzdGFtcF9tcxgaIAEoBEgGiAEBEisKHmNvbnZlcnNhdGlvbl9zdGFydGVkX3RpbWVfem9uZRgbIAEoCUgHiAEBElgKE3N1YmFnZW50X3N0YXRlX3JlZnMYHyADKAsyOy5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZS5TdWJhZ2VudFN0YXRlUmVmc0VudHJ5EicKCmdvYWxfc3RhdGUYICABKAsyEy5hZ2VudC52MS5Hb2FsU3RhdGUSLAokY29tcGxldGVkX2Fza19xdWVzdGlvbl90b29sX2NhbGxfaWRzGCIgAygJGjEKD0ZpbGVTdGF0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAw6AjgBGlEKEUZpbGVTdGF0ZXNWMkVudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLmFnZW50LnYxLkZpbGVTdGF0ZVN0cnVjdHVyZToCOAEaVwoTU3ViYWdlbnRTdGF0ZXNFbnRyeRILCgNrZXkYASABKAkSLwoFdmFsdWUYAiABKAsyIC5hZ2VudC52MS5TdWJhZ2VudFBlcnNpc3RlZFN0YXRlOgI4ARpJCgpQbGFuc0VudHJ5EgsKA2tleRgBIAEoCRIqCgV2YWx1ZRgCIAEoCzIbLmFnZW50LnYxLlBsYW5SZWdpc3RyeUVudHJ5OgI4ARo2ChRTdWJhZ2VudFRocmVhZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjgKFlN1YmFnZW50U3RhdGVSZWZzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgMOgI4AUIKCghfc3VtbWFyeUIHCgVfcGxhbkIHCgVfbW9kZUISChBfc3VtbWFyeV9hcmNoaXZlQhUKE19hY3RpdmVfYnJhbmNoX25hbWVCDQoLX2FnZW50X3R5cGVCJAoiX2NvbnZlcnNhdGlvbl9zdGFydGVkX3RpbWVzdGFtcF9tc0IhCh9fY29udmVyc2F0aW9uX3N0YXJ0ZWRfdGltZV96b25lItwBChhDb252ZXJzYXRpb25Ub2tlbkRldGFpbHMSEwoLdXNlZF90b2tlbnMYASABKA0SEgoKbWF4X3Rva2VucxgCIAEoDRI5CglicmVha2Rvd24YAyABKAsyJi5hZ2VudC52MS5Qcm9tcHRUb2tlbkJyZWFrZG93blNuYXBzaG90EjIKJXByb21wdF9jb250ZXh0X3VzYWdlX3NuYXBzaG90X2Jsb2JfaWQYBSABKAxIAIgBAUIoCiZfcHJvbXB0X2NvbnRleHRfdXNhZ2Vfc25hcHNob3RfYmxvYl9pZCLsAQocUHJvbXB0VG9rZW5CcmVha2Rvd25TbmFwc2hvdBIZChF0b3RhbF91c2VkX3Rva2VucxgBIAEoDRISCgptYXhfdG9rZW5zGAIgASgNEkMKCmNhdGVnb3JpZXMYAyADKAsyLy5hZ2VudC52MS5Qcm9tcHRUb2tlbkJyZWFrZG93blNuYXBzaG90LkNhdGVnb3J5GlgKCENhdGVnb3J5EgoKAmlkGAEgASgJEg0KBWxhYmVsGAIgASgJEhgKEGVzdGltYXRlZF90b2tlbnMYAyABKA0SFwoPY2hhcmFjdGVyX2NvdW50GAQgASgNIjcKClN0ZXBUaW1pbmcSEwoLZHVyYXRpb25fbXMYASABKAQSFAoMdGltZXN0YW1wX21zGAIgASgEImgKEkZpbGVTdGF0ZVN0cnVjdHVyZRIUCgdjb250ZW50GAEgASgMSACIAQESHAoPaW5pdGlhbF9jb250ZW50GAIgASgMSAGIAQFCCgoIX2NvbnRlbnRCEgoQX2luaXRpYWxfY29udGVudCKYAQoWU3ViYWdlbnRQZXJzaXN0ZWRTdGF0ZRJAChJjb252ZXJzYXRpb25fc3RhdGUYASABKAsyJC5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZRIcChRjcmVhdGVkX3RpbWVzdGFtcF9tcxgCIAEoBBIeChZsYXN0X3VzZWRfdGltZXN0YW1wX21zGAMgASgEIhMKEVBsYW5SZWdpc3RyeUVudHJ5IgsKCUdvYWxTdGF0ZSK9AQoZQ29udmVyc2F0aW9uVHVyblN0cnVjdHVyZRJLChdhZ2VudF9jb252ZXJzYXRpb25fdHVybhgBIAEoCzIoLmFnZW50LnYxLkFnZW50Q29udmVyc2F0aW9uVHVyblN0cnVjdHVyZUgAEksKF3NoZWxsX2NvbnZlcnNhdGlvbl90dXJuGAIgASgLMiguYWdlbnQudjEuU2hlbGxDb252ZXJzYXRpb25UdXJuU3RydWN0dXJlSABCBgoEdHVybiJtCh5BZ2VudENvbnZlcnNhdGlvblR1cm5TdHJ1Y3R1cmUSFAoMdXNlcl9tZXNzYWdlGAEgASgMEg0KBXN0ZXBzGAIgAygMEhcKCnJlcXVlc3RfaWQYAyABKAlIAIgBAUINCgtfcmVxdWVzdF9pZCJNCh5TaGVsbENvbnZlcnNhdGlvblR1cm5TdHJ1Y3R1cmUSFQoNc2hlbGxfY29tbWFuZBgBIAEoDBIUCgxzaGVsbF9vdXRwdXQYAiABKAwitgEKEENvbnZlcnNhdGlvblN0ZXASNwoRYXNzaXN0YW50X21lc3NhZ2UYASABKAsyGi5hZ2VudC52MS5Bc3Npc3RhbnRNZXNzYWdlSAASJwoJdG9vbF9jYWxsGAIgASgLMhIuYWdlbnQudjEuVG9vbENhbGxIABI1ChB0aGlua2luZ19tZXNzYWdlGAMgASgLMhkuYWdlbnQudjEuVGhpbmtpbmdNZXNzYWdlSABCCQoHbWVzc2FnZSIgChBBc3Npc3RhbnRNZXNzYWdlEgwKBHRleHQYASABKAkiNAoPVGhpbmtpbmdNZXNzYWdlEgwKBHRleHQYASABKAkSEwoLZHVyYXRpb25fbXMYAiABKA1iBnByb3RvMw", [file_agent_v1_common, file_agent_v1_tool_call]);
+  fileDesc("CiFhZ2VudC92MS9jb252ZXJzYXRpb25fc3RhdGUucHJvdG8SCGFnZW50LnYxItUNChpDb252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZRIhChlyb290X3Byb21wdF9tZXNzYWdlc19qc29uGAEgAygMEhEKCXR1cm5zX29sZBgCIAMoDBINCgV0b2RvcxgDIAMoDBIaChJwZW5kaW5nX3Rvb2xfY2FsbHMYBCADKAkSOQoNdG9rZW5fZGV0YWlscxgFIAEoCzIiLmFnZW50LnYxLkNvbnZlcnNhdGlvblRva2VuRGV0YWlscxIUCgdzdW1tYXJ5GAYgASgMSACIAQESEQoEcGxhbhgHIAEoDEgBiAEBEg0KBXR1cm5zGAggAygMEh8KF3ByZXZpb3VzX3dvcmtzcGFjZV91cmlzGAkgAygJEiYKBG1vZGUYCiABKA4yEy5hZ2VudC52MS5BZ2VudE1vZGVIAogBARIcCg9zdW1tYXJ5X2FyY2hpdmUYCyABKAxIA4gBARJJCgtmaWxlX3N0YXRlcxgMIAMoCzI0LmFnZW50LnYxLkNvbnZlcnNhdGlvblN0YXRlU3RydWN0dXJlLkZpbGVTdGF0ZXNFbnRyeRIYChBzdW1tYXJ5X2FyY2hpdmVzGA0gAygMEioKDHR1cm5fdGltaW5ncxgOIAMoCzIULmFnZW50LnYxLlN0ZXBUaW1pbmcSTgoOZmlsZV9zdGF0ZXNfdjIYDyADKAsyNi5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZS5GaWxlU3RhdGVzVjJFbnRyeRJRCg9zdWJhZ2VudF9zdGF0ZXMYECADKAsyOC5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZS5TdWJhZ2VudFN0YXRlc0VudHJ5EhoKEnNlbGZfc3VtbWFyeV9jb3VudBgRIAEoDRISCgpyZWFkX3BhdGhzGBIgAygJEh8KEmFjdGl2ZV9icmFuY2hfbmFtZRgTIAEoCUgEiAEBEj4KBXBsYW5zGBQgAygLMi8uYWdlbnQudjEuQ29udmVyc2F0aW9uU3RhdGVTdHJ1Y3R1cmUuUGxhbnNFbnRyeRIXCgphZ2VudF90eXBlGBYgASgJSAWIAQESUwoQc3ViYWdlbnRfdGhyZWFkcxgYIAMoCzI5LmFnZW50LnYxLkNvbnZlcnNhdGlvblN0YXRlU3RydWN0dXJlLlN1YmFnZW50VGhyZWFkc0VudHJ5Ei4KIWNvbnZlcnNhdGlvbl9zdGFydGVkX3RpbWVzdGFtcF9tcxgaIAEoBEgGiAEBEisKHmNvbnZlcnNhdGlvbl9zdGFydGVkX3RpbWVfem9uZRgbIAEoCUgHiAEBElgKE3N1YmFnZW50X3N0YXRlX3JlZnMYHyADKAsyOy5hZ2VudC52MS5Db252ZXJzYXRpb25TdGF0ZVN0cnVjdHVyZS5TdWJhZ2VudFN0YXRlUmVmc0VudHJ5EicKCmdvYWxfc3RhdGUYICABKAsyEy5hZ2VudC52MS5Hb2FsU3RhdGUSLAokY29tcGxldGVkX2Fza19xdWVzdGlvbl90b29sX2NhbGxfaWRzGCIgAygJGjEKD0ZpbGVTdGF0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAw6AjgBGlEKEUZpbGVTdGF0ZXNWMkVudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLmFnZW50LnYxLkZpbGVTdGF0ZVN0cnVjdHVyZToCOAEaVwoTU3ViYWdlbnRTdGF0ZXNFbnRyeRILCgNrZXkYASABKAkSLwoFdmFsdWUYAiABKAsyIC5hZ2VudC52MS5TdWJhZ2VudFBlcnNpc3RlZFN0YXRlOgI4ARpJCgpQbGFuc0VudHJ5EgsKA2tleRgBIAEoCRIqCgV2YWx1ZRgCIAEoCzIbLmFnZW50LnYxLlBsYW5SZWdpc3RyeUVudHJ5OgI4ARo2ChRTdWJhZ2VudFRocmVhZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjgKFlN1YmFnZW50U3RhdGVSZWZzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgMOgI4AUIKCghfc3VtbWFyeUIHCgVfcGxhbkIHCgVfbW9kZUISChBfc3VtbWFyeV9hcmNoaXZlQhUKE19hY3RpdmVfYnJhbmNoX25hbWVCDQoLX2FnZW50X3R5cGVCJAoiX2NvbnZlcnNhdGlvbl9zdGFydGVkX3RpbWVzdGFtcF9tc0IhCh9fY29udmVyc2F0aW9uX3N0YXJ0ZWRfdGltZV96b25lItwBChhDb252ZXJzYXRpb25Ub2tlbkRldGFpbHMSEwoLdXNlZF90b2tlbnMYASABKA0SEgoKbWF4X3Rva2VucxgCIAEoDRI5CglicmVha2Rvd24YAyABKAsyJi5hZ2VudC52MS5Qcm9tcHRUb2tlbkJyZWFrZG93blNuYXBzaG90EjIKJXByb21wdF9jb250ZXh0X3VzYWdlX3NuYXBzaG90X2Jsb2JfaWQYBSABKAxIAIgBAUIoCiZfcHJvbXB0X2NvbnRleHRfdXNhZ2Vfc25hcHNob3RfYmxvYl9pZCKJAQocUHJvbXB0VG9rZW5CcmVha2Rvd25TbmFwc2hvdBIZChF0b3RhbF91c2VkX3Rva2VucxgBIAEoDRISCgptYXhfdG9rZW5zGAIgASgNEjoKCmNhdGVnb3JpZXMYAyADKAsyJi5hZ2VudC52MS5Qcm9tcHRUb2tlbkJyZWFrZG93bkNhdGVnb3J5IoUBChxQcm9tcHRUb2tlbkJyZWFrZG93bkNhdGVnb3J5EgoKAmlkGAEgASgJEg0KBWxhYmVsGAIgASgJEhgKEGVzdGltYXRlZF90b2tlbnMYAyABKA0SHAoPY2hhcmFjdGVyX2NvdW50GAQgASgNSACIAQFCEgoQX2NoYXJhY3Rlcl9jb3VudCI3CgpTdGVwVGltaW5nEhMKC2R1cmF0aW9uX21zGAEgASgEEhQKDHRpbWVzdGFtcF9tcxgCIAEoBCJoChJGaWxlU3RhdGVTdHJ1Y3R1cmUSFAoHY29udGVudBgBIAEoDEgAiAEBEhwKD2luaXRpYWxfY29udGVudBgCIAEoDEgBiAEBQgoKCF9jb250ZW50QhIKEF9pbml0aWFsX2NvbnRlbnQimAEKFlN1YmFnZW50UGVyc2lzdGVkU3RhdGUSQAoSY29udmVyc2F0aW9uX3N0YXRlGAEgASgLMiQuYWdlbnQudjEuQ29udmVyc2F0aW9uU3RhdGVTdHJ1Y3R1cmUSHAoUY3JlYXRlZF90aW1lc3RhbXBfbXMYAiABKAQSHgoWbGFzdF91c2VkX3RpbWVzdGFtcF9tcxgDIAEoBCITChFQbGFuUmVnaXN0cnlFbnRyeSILCglHb2FsU3RhdGUivQEKGUNvbnZlcnNhdGlvblR1cm5TdHJ1Y3R1cmUSSwoXYWdlbnRfY29udmVyc2F0aW9uX3R1cm4YASABKAsyKC5hZ2VudC52MS5BZ2VudENvbnZlcnNhdGlvblR1cm5TdHJ1Y3R1cmVIABJLChdzaGVsbF9jb252ZXJzYXRpb25fdHVybhgCIAEoCzIoLmFnZW50LnYxLlNoZWxsQ29udmVyc2F0aW9uVHVyblN0cnVjdHVyZUgAQgYKBHR1cm4ibQoeQWdlbnRDb252ZXJzYXRpb25UdXJuU3RydWN0dXJlEhQKDHVzZXJfbWVzc2FnZRgBIAEoDBINCgVzdGVwcxgCIAMoDBIXCgpyZXF1ZXN0X2lkGAMgASgJSACIAQFCDQoLX3JlcXVlc3RfaWQiTQoeU2hlbGxDb252ZXJzYXRpb25UdXJuU3RydWN0dXJlEhUKDXNoZWxsX2NvbW1hbmQYASABKAwSFAoMc2hlbGxfb3V0cHV0GAIgASgMIrYBChBDb252ZXJzYXRpb25TdGVwEjcKEWFzc2lzdGFudF9tZXNzYWdlGAEgASgLMhouYWdlbnQudjEuQXNzaXN0YW50TWVzc2FnZUgAEicKCXRvb2xfY2FsbBgCIAEoCzISLmFnZW50LnYxLlRvb2xDYWxsSAASNQoQdGhpbmtpbmdfbWVzc2FnZRgDIAEoCzIZLmFnZW50LnYxLlRoaW5raW5nTWVzc2FnZUgAQgkKB21lc3NhZ2UiIAoQQXNzaXN0YW50TWVzc2FnZRIMCgR0ZXh0GAEgASgJIjQKD1RoaW5raW5nTWVzc2FnZRIMCgR0ZXh0GAEgASgJEhMKC2R1cmF0aW9uX21zGAIgASgNYgZwcm90bzM", [file_agent_v1_common, file_agent_v1_tool_call]);
 
 /**
  * @generated from message agent.v1.ConversationStateStructure
@@ -141,14 +141,14 @@ export type ConversationStateStructure = Message<"agent.v1.ConversationStateStru
   readPaths: string[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string active_branch_name = 19;
    */
   activeBranchName?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: map<string, agent.v1.PlanRegistryEntry> plans = 20;
    */
@@ -158,28 +158,28 @@ export type ConversationStateStructure = Message<"agent.v1.ConversationStateStru
    * #21 tracked_git_repo_branches and #23 communicate_update_history: types not
    * documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string agent_type = 22;
    */
   agentType?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: map<string, string> subagent_threads = 24;
    */
   subagentThreads: { [key: string]: string };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint64 conversation_started_timestamp_ms = 26;
    */
   conversationStartedTimestampMs?: bigint | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string conversation_started_time_zone = 27;
    */
@@ -193,14 +193,14 @@ export type ConversationStateStructure = Message<"agent.v1.ConversationStateStru
   subagentStateRefs: { [key: string]: Uint8Array };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.GoalState goal_state = 32;
    */
   goalState?: GoalState | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated string completed_ask_question_tool_call_ids = 34;
    */
@@ -242,7 +242,7 @@ export type ConversationTokenDetails = Message<"agent.v1.ConversationTokenDetail
   /**
    * #4 prompt_context_usage_tree: type not documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bytes prompt_context_usage_snapshot_blob_id = 5;
    */
@@ -273,9 +273,9 @@ export type PromptTokenBreakdownSnapshot = Message<"agent.v1.PromptTokenBreakdow
   maxTokens: number;
 
   /**
-   * @generated from field: repeated agent.v1.PromptTokenBreakdownSnapshot.Category categories = 3;
+   * @generated from field: repeated agent.v1.PromptTokenBreakdownCategory categories = 3;
    */
-  categories: PromptTokenBreakdownSnapshot_Category[];
+  categories: PromptTokenBreakdownCategory[];
 };
 
 /**
@@ -287,11 +287,11 @@ export const PromptTokenBreakdownSnapshotSchema: GenMessage<PromptTokenBreakdown
 
 /**
  * One category, e.g. system_prompt, tools, rules, skills, mcp, subagents,
- * summarized_conversation, conversation.
+ * summarized_conversation, conversation. [C]
  *
- * @generated from message agent.v1.PromptTokenBreakdownSnapshot.Category
+ * @generated from message agent.v1.PromptTokenBreakdownCategory
  */
-export type PromptTokenBreakdownSnapshot_Category = Message<"agent.v1.PromptTokenBreakdownSnapshot.Category"> & {
+export type PromptTokenBreakdownCategory = Message<"agent.v1.PromptTokenBreakdownCategory"> & {
   /**
    * @generated from field: string id = 1;
    */
@@ -308,17 +308,17 @@ export type PromptTokenBreakdownSnapshot_Category = Message<"agent.v1.PromptToke
   estimatedTokens: number;
 
   /**
-   * @generated from field: uint32 character_count = 4;
+   * @generated from field: optional uint32 character_count = 4;
    */
-  characterCount: number;
+  characterCount?: number | undefined;
 };
 
 /**
- * Describes the message agent.v1.PromptTokenBreakdownSnapshot.Category.
- * Use `create(PromptTokenBreakdownSnapshot_CategorySchema)` to create a new message.
+ * Describes the message agent.v1.PromptTokenBreakdownCategory.
+ * Use `create(PromptTokenBreakdownCategorySchema)` to create a new message.
  */
-export const PromptTokenBreakdownSnapshot_CategorySchema: GenMessage<PromptTokenBreakdownSnapshot_Category> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 2, 0);
+export const PromptTokenBreakdownCategorySchema: GenMessage<PromptTokenBreakdownCategory> = /*@__PURE__*/
+  messageDesc(file_agent_v1_conversation_state, 3);
 
 /**
  * Duration of one turn. [C]
@@ -342,7 +342,7 @@ export type StepTiming = Message<"agent.v1.StepTiming"> & {
  * Use `create(StepTimingSchema)` to create a new message.
  */
 export const StepTimingSchema: GenMessage<StepTiming> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 3);
+  messageDesc(file_agent_v1_conversation_state, 4);
 
 /**
  * File content snapshot. [C]
@@ -366,7 +366,7 @@ export type FileStateStructure = Message<"agent.v1.FileStateStructure"> & {
  * Use `create(FileStateStructureSchema)` to create a new message.
  */
 export const FileStateStructureSchema: GenMessage<FileStateStructure> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 4);
+  messageDesc(file_agent_v1_conversation_state, 5);
 
 /**
  * Persisted subagent state (recursive). [C]
@@ -398,10 +398,10 @@ export type SubagentPersistedState = Message<"agent.v1.SubagentPersistedState"> 
  * Use `create(SubagentPersistedStateSchema)` to create a new message.
  */
 export const SubagentPersistedStateSchema: GenMessage<SubagentPersistedState> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 5);
+  messageDesc(file_agent_v1_conversation_state, 6);
 
 /**
- * Plan registry entry. Body not documented; kept empty. [S]
+ * Plan registry entry. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.PlanRegistryEntry
  */
@@ -413,10 +413,10 @@ export type PlanRegistryEntry = Message<"agent.v1.PlanRegistryEntry"> & {
  * Use `create(PlanRegistryEntrySchema)` to create a new message.
  */
 export const PlanRegistryEntrySchema: GenMessage<PlanRegistryEntry> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 6);
+  messageDesc(file_agent_v1_conversation_state, 7);
 
 /**
- * Goal state. Body not documented; kept empty. [S]
+ * Goal state. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.GoalState
  */
@@ -428,7 +428,7 @@ export type GoalState = Message<"agent.v1.GoalState"> & {
  * Use `create(GoalStateSchema)` to create a new message.
  */
 export const GoalStateSchema: GenMessage<GoalState> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 7);
+  messageDesc(file_agent_v1_conversation_state, 8);
 
 /**
  * A turn blob (referenced from ConversationStateStructure.turns). [C]
@@ -459,7 +459,7 @@ export type ConversationTurnStructure = Message<"agent.v1.ConversationTurnStruct
  * Use `create(ConversationTurnStructureSchema)` to create a new message.
  */
 export const ConversationTurnStructureSchema: GenMessage<ConversationTurnStructure> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 8);
+  messageDesc(file_agent_v1_conversation_state, 9);
 
 /**
  * An agent turn: the user message and the steps, all by blob id. [C]
@@ -492,7 +492,7 @@ export type AgentConversationTurnStructure = Message<"agent.v1.AgentConversation
  * Use `create(AgentConversationTurnStructureSchema)` to create a new message.
  */
 export const AgentConversationTurnStructureSchema: GenMessage<AgentConversationTurnStructure> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 9);
+  messageDesc(file_agent_v1_conversation_state, 10);
 
 /**
  * A user shell turn, by blob id. [C]
@@ -520,7 +520,7 @@ export type ShellConversationTurnStructure = Message<"agent.v1.ShellConversation
  * Use `create(ShellConversationTurnStructureSchema)` to create a new message.
  */
 export const ShellConversationTurnStructureSchema: GenMessage<ShellConversationTurnStructure> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 10);
+  messageDesc(file_agent_v1_conversation_state, 11);
 
 /**
  * A step blob. [C]
@@ -557,7 +557,7 @@ export type ConversationStep = Message<"agent.v1.ConversationStep"> & {
  * Use `create(ConversationStepSchema)` to create a new message.
  */
 export const ConversationStepSchema: GenMessage<ConversationStep> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 11);
+  messageDesc(file_agent_v1_conversation_state, 12);
 
 /**
  * Assistant text.
@@ -576,7 +576,7 @@ export type AssistantMessage = Message<"agent.v1.AssistantMessage"> & {
  * Use `create(AssistantMessageSchema)` to create a new message.
  */
 export const AssistantMessageSchema: GenMessage<AssistantMessage> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 12);
+  messageDesc(file_agent_v1_conversation_state, 13);
 
 /**
  * Assistant reasoning.
@@ -600,5 +600,5 @@ export type ThinkingMessage = Message<"agent.v1.ThinkingMessage"> & {
  * Use `create(ThinkingMessageSchema)` to create a new message.
  */
 export const ThinkingMessageSchema: GenMessage<ThinkingMessage> = /*@__PURE__*/
-  messageDesc(file_agent_v1_conversation_state, 13);
+  messageDesc(file_agent_v1_conversation_state, 14);
 

@@ -7,15 +7,15 @@
 // @generated from file agent/v1/exec_agent.proto (package agent.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file agent/v1/exec_agent.proto.
  */
 export const file_agent_v1_exec_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChlhZ2VudC92MS9leGVjX2FnZW50LnByb3RvEghhZ2VudC52MSKEAgoMU3ViYWdlbnRBcmdzEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIVCg1zdWJhZ2VudF90eXBlGAIgASgJEhAKCG1vZGVsX2lkGAMgASgJEg4KBnByb21wdBgEIAEoCRIQCghyZWFkb25seRgFIAEoCBIXCg9yZXN1bWVfYWdlbnRfaWQYBiABKAkSGQoRcnVuX2luX2JhY2tncm91bmQYByABKAgSPwoTY29udGludWF0aW9uX2NvbmZpZxgIIAEoCzIiLmFnZW50LnYxLkNsaWVudENvbnRpbnVhdGlvbkNvbmZpZxIeChZwYXJlbnRfY29udmVyc2F0aW9uX2lkGAkgASgJIvQBChhDbGllbnRDb250aW51YXRpb25Db25maWcSFgoOaWRsZV90aHJlc2hvbGQYASABKAUSEQoJbWF4X2xvb3BzGAIgASgFEhUKDW51ZGdlX21lc3NhZ2UYAyABKAkSHwoXZXNjYXBlX21lc3NhZ2VfdGVtcGxhdGUYBCABKAkSIwobY29sbGVjdF9iYWNrZ3JvdW5kX2NoaWxkcmVuGAUgASgIEisKI2NoaWxkcmVuX2NvbXBsZXRlZF9tZXNzYWdlX3RlbXBsYXRlGAYgASgJEiMKG2NvbnRpbnVhdGlvbl9yb3VuZF9kZWxheV9tcxgHIAEoBSJyCg5TdWJhZ2VudFJlc3VsdBIsCgdzdWNjZXNzGAEgASgLMhkuYWdlbnQudjEuU3ViYWdlbnRTdWNjZXNzSAASKAoFZXJyb3IYAiABKAsyFy5hZ2VudC52MS5TdWJhZ2VudEVycm9ySABCCAoGcmVzdWx0IrcBCg9TdWJhZ2VudFN1Y2Nlc3MSEAoIYWdlbnRfaWQYASABKAkSGgoNZmluYWxfbWVzc2FnZRgCIAEoCUgAiAEBEhcKD3Rvb2xfY2FsbF9jb3VudBgDIAEoBRIZChFiYWNrZ3JvdW5kX3JlYXNvbhgEIAEoBRIcCg90cmFuc2NyaXB0X3BhdGgYBSABKAlIAYgBAUIQCg5fZmluYWxfbWVzc2FnZUISChBfdHJhbnNjcmlwdF9wYXRoIkIKDVN1YmFnZW50RXJyb3ISFQoIYWdlbnRfaWQYASABKAlIAIgBARINCgVlcnJvchgCIAEoCUILCglfYWdlbnRfaWQiEwoRU3ViYWdlbnRBd2FpdEFyZ3MiFQoTU3ViYWdlbnRBd2FpdFJlc3VsdCIdChtGb3JjZUJhY2tncm91bmRTdWJhZ2VudEFyZ3MiHwodRm9yY2VCYWNrZ3JvdW5kU3ViYWdlbnRSZXN1bHQiEAoOUGlSZWFkRXhlY0FyZ3MiEAoOUGlCYXNoRXhlY0FyZ3MiEAoOUGlFZGl0RXhlY0FyZ3MiEQoPUGlXcml0ZUV4ZWNBcmdzIhAKDlBpR3JlcEV4ZWNBcmdzIhAKDlBpRmluZEV4ZWNBcmdzIg4KDFBpTHNFeGVjQXJncyIOCgxQaVRydW5jYXRpb24iSwoNUGlFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbiIcCgtQaUV4ZWNFcnJvchINCgVlcnJvchgBIAEoCSIQCg5QaUV4ZWNSZWplY3RlZCJwChBQaVJlYWRFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdCJwChBQaUJhc2hFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdCKeAQoQUGlFZGl0RXhlY1Jlc3VsdBIqCgdzdWNjZXNzGAEgASgLMhcuYWdlbnQudjEuUGlFeGVjU3VjY2Vzc0gAEiYKBWVycm9yGAIgASgLMhUuYWdlbnQudjEuUGlFeGVjRXJyb3JIABIsCghyZWplY3RlZBgDIAEoCzIYLmFnZW50LnYxLlBpRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0Ip8BChFQaVdyaXRlRXhlY1Jlc3VsdBIqCgdzdWNjZXNzGAEgASgLMhcuYWdlbnQudjEuUGlFeGVjU3VjY2Vzc0gAEiYKBWVycm9yGAIgASgLMhUuYWdlbnQudjEuUGlFeGVjRXJyb3JIABIsCghyZWplY3RlZBgDIAEoCzIYLmFnZW50LnYxLlBpRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0InAKEFBpR3JlcEV4ZWNSZXN1bHQSKgoHc3VjY2VzcxgBIAEoCzIXLmFnZW50LnYxLlBpRXhlY1N1Y2Nlc3NIABImCgVlcnJvchgCIAEoCzIVLmFnZW50LnYxLlBpRXhlY0Vycm9ySABCCAoGcmVzdWx0InAKEFBpRmluZEV4ZWNSZXN1bHQSKgoHc3VjY2VzcxgBIAEoCzIXLmFnZW50LnYxLlBpRXhlY1N1Y2Nlc3NIABImCgVlcnJvchgCIAEoCzIVLmFnZW50LnYxLlBpRXhlY0Vycm9ySABCCAoGcmVzdWx0Im4KDlBpTHNFeGVjUmVzdWx0EioKB3N1Y2Nlc3MYASABKAsyFy5hZ2VudC52MS5QaUV4ZWNTdWNjZXNzSAASJgoFZXJyb3IYAiABKAsyFS5hZ2VudC52MS5QaUV4ZWNFcnJvckgAQggKBnJlc3VsdGIGcHJvdG8z");
+  fileDesc("ChlhZ2VudC92MS9leGVjX2FnZW50LnByb3RvEghhZ2VudC52MSLYAgoMU3ViYWdlbnRBcmdzEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIVCg1zdWJhZ2VudF90eXBlGAIgASgJEhAKCG1vZGVsX2lkGAMgASgJEg4KBnByb21wdBgEIAEoCRIQCghyZWFkb25seRgFIAEoCBIcCg9yZXN1bWVfYWdlbnRfaWQYBiABKAlIAIgBARIeChFydW5faW5fYmFja2dyb3VuZBgHIAEoCEgBiAEBEj8KE2NvbnRpbnVhdGlvbl9jb25maWcYCCABKAsyIi5hZ2VudC52MS5DbGllbnRDb250aW51YXRpb25Db25maWcSIwoWcGFyZW50X2NvbnZlcnNhdGlvbl9pZBgJIAEoCUgCiAEBQhIKEF9yZXN1bWVfYWdlbnRfaWRCFAoSX3J1bl9pbl9iYWNrZ3JvdW5kQhkKF19wYXJlbnRfY29udmVyc2F0aW9uX2lkIvQBChhDbGllbnRDb250aW51YXRpb25Db25maWcSFgoOaWRsZV90aHJlc2hvbGQYASABKAUSEQoJbWF4X2xvb3BzGAIgASgFEhUKDW51ZGdlX21lc3NhZ2UYAyABKAkSHwoXZXNjYXBlX21lc3NhZ2VfdGVtcGxhdGUYBCABKAkSIwobY29sbGVjdF9iYWNrZ3JvdW5kX2NoaWxkcmVuGAUgASgIEisKI2NoaWxkcmVuX2NvbXBsZXRlZF9tZXNzYWdlX3RlbXBsYXRlGAYgASgJEiMKG2NvbnRpbnVhdGlvbl9yb3VuZF9kZWxheV9tcxgHIAEoBSJyCg5TdWJhZ2VudFJlc3VsdBIsCgdzdWNjZXNzGAEgASgLMhkuYWdlbnQudjEuU3ViYWdlbnRTdWNjZXNzSAASKAoFZXJyb3IYAiABKAsyFy5hZ2VudC52MS5TdWJhZ2VudEVycm9ySABCCAoGcmVzdWx0ItsBCg9TdWJhZ2VudFN1Y2Nlc3MSEAoIYWdlbnRfaWQYASABKAkSGgoNZmluYWxfbWVzc2FnZRgCIAEoCUgAiAEBEhcKD3Rvb2xfY2FsbF9jb3VudBgDIAEoBRI9ChFiYWNrZ3JvdW5kX3JlYXNvbhgEIAEoDjIiLmFnZW50LnYxLlN1YmFnZW50QmFja2dyb3VuZFJlYXNvbhIcCg90cmFuc2NyaXB0X3BhdGgYBSABKAlIAYgBAUIQCg5fZmluYWxfbWVzc2FnZUISChBfdHJhbnNjcmlwdF9wYXRoIkIKDVN1YmFnZW50RXJyb3ISFQoIYWdlbnRfaWQYASABKAlIAIgBARINCgVlcnJvchgCIAEoCUILCglfYWdlbnRfaWQiEwoRU3ViYWdlbnRBd2FpdEFyZ3MiFQoTU3ViYWdlbnRBd2FpdFJlc3VsdCIdChtGb3JjZUJhY2tncm91bmRTdWJhZ2VudEFyZ3MiHwodRm9yY2VCYWNrZ3JvdW5kU3ViYWdlbnRSZXN1bHQiEAoOUGlSZWFkRXhlY0FyZ3MiEAoOUGlCYXNoRXhlY0FyZ3MiEAoOUGlFZGl0RXhlY0FyZ3MiEQoPUGlXcml0ZUV4ZWNBcmdzIhAKDlBpR3JlcEV4ZWNBcmdzIhAKDlBpRmluZEV4ZWNBcmdzIg4KDFBpTHNFeGVjQXJncyIOCgxQaVRydW5jYXRpb24ieAoQUGlSZWFkRXhlY1Jlc3VsdBIuCgdzdWNjZXNzGAEgASgLMhsuYWdlbnQudjEuUGlSZWFkRXhlY1N1Y2Nlc3NIABIqCgVlcnJvchgCIAEoCzIZLmFnZW50LnYxLlBpUmVhZEV4ZWNFcnJvckgAQggKBnJlc3VsdCJPChFQaVJlYWRFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbiIgCg9QaVJlYWRFeGVjRXJyb3ISDQoFZXJyb3IYASABKAkieAoQUGlCYXNoRXhlY1Jlc3VsdBIuCgdzdWNjZXNzGAEgASgLMhsuYWdlbnQudjEuUGlCYXNoRXhlY1N1Y2Nlc3NIABIqCgVlcnJvchgCIAEoCzIZLmFnZW50LnYxLlBpQmFzaEV4ZWNFcnJvckgAQggKBnJlc3VsdCKDAQoRUGlCYXNoRXhlY1N1Y2Nlc3MSDgoGb3V0cHV0GAEgASgJEioKCnRydW5jYXRpb24YAiABKAsyFi5hZ2VudC52MS5QaVRydW5jYXRpb24SHQoQZnVsbF9vdXRwdXRfcGF0aBgDIAEoCUgAiAEBQhMKEV9mdWxsX291dHB1dF9wYXRoIoABCg9QaUJhc2hFeGVjRXJyb3ISDQoFZXJyb3IYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbhIdChBmdWxsX291dHB1dF9wYXRoGAMgASgJSACIAQFCEwoRX2Z1bGxfb3V0cHV0X3BhdGgiqgEKEFBpRWRpdEV4ZWNSZXN1bHQSLgoHc3VjY2VzcxgBIAEoCzIbLmFnZW50LnYxLlBpRWRpdEV4ZWNTdWNjZXNzSAASKgoFZXJyb3IYAiABKAsyGS5hZ2VudC52MS5QaUVkaXRFeGVjRXJyb3JIABIwCghyZWplY3RlZBgDIAEoCzIcLmFnZW50LnYxLlBpRWRpdEV4ZWNSZWplY3RlZEgAQggKBnJlc3VsdCJ4ChFQaUVkaXRFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSDAoEZGlmZhgCIAEoCRINCgVwYXRjaBgDIAEoCRIfChJmaXJzdF9jaGFuZ2VkX2xpbmUYBCABKA1IAIgBAUIVChNfZmlyc3RfY2hhbmdlZF9saW5lIiAKD1BpRWRpdEV4ZWNFcnJvchINCgVlcnJvchgBIAEoCSIkChJQaUVkaXRFeGVjUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJIq4BChFQaVdyaXRlRXhlY1Jlc3VsdBIvCgdzdWNjZXNzGAEgASgLMhwuYWdlbnQudjEuUGlXcml0ZUV4ZWNTdWNjZXNzSAASKwoFZXJyb3IYAiABKAsyGi5hZ2VudC52MS5QaVdyaXRlRXhlY0Vycm9ySAASMQoIcmVqZWN0ZWQYAyABKAsyHS5hZ2VudC52MS5QaVdyaXRlRXhlY1JlamVjdGVkSABCCAoGcmVzdWx0IiQKElBpV3JpdGVFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkiIQoQUGlXcml0ZUV4ZWNFcnJvchINCgVlcnJvchgBIAEoCSIlChNQaVdyaXRlRXhlY1JlamVjdGVkEg4KBnJlYXNvbhgBIAEoCSJ4ChBQaUdyZXBFeGVjUmVzdWx0Ei4KB3N1Y2Nlc3MYASABKAsyGy5hZ2VudC52MS5QaUdyZXBFeGVjU3VjY2Vzc0gAEioKBWVycm9yGAIgASgLMhkuYWdlbnQudjEuUGlHcmVwRXhlY0Vycm9ySABCCAoGcmVzdWx0IqIBChFQaUdyZXBFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbhIgChNtYXRjaF9saW1pdF9yZWFjaGVkGAMgASgNSACIAQESFwoPbGluZXNfdHJ1bmNhdGVkGAQgASgIQhYKFF9tYXRjaF9saW1pdF9yZWFjaGVkIiAKD1BpR3JlcEV4ZWNFcnJvchINCgVlcnJvchgBIAEoCSJ4ChBQaUZpbmRFeGVjUmVzdWx0Ei4KB3N1Y2Nlc3MYASABKAsyGy5hZ2VudC52MS5QaUZpbmRFeGVjU3VjY2Vzc0gAEioKBWVycm9yGAIgASgLMhkuYWdlbnQudjEuUGlGaW5kRXhlY0Vycm9ySABCCAoGcmVzdWx0IosBChFQaUZpbmRFeGVjU3VjY2VzcxIOCgZvdXRwdXQYASABKAkSKgoKdHJ1bmNhdGlvbhgCIAEoCzIWLmFnZW50LnYxLlBpVHJ1bmNhdGlvbhIhChRyZXN1bHRfbGltaXRfcmVhY2hlZBgDIAEoDUgAiAEBQhcKFV9yZXN1bHRfbGltaXRfcmVhY2hlZCIgCg9QaUZpbmRFeGVjRXJyb3ISDQoFZXJyb3IYASABKAkicgoOUGlMc0V4ZWNSZXN1bHQSLAoHc3VjY2VzcxgBIAEoCzIZLmFnZW50LnYxLlBpTHNFeGVjU3VjY2Vzc0gAEigKBWVycm9yGAIgASgLMhcuYWdlbnQudjEuUGlMc0V4ZWNFcnJvckgAQggKBnJlc3VsdCKHAQoPUGlMc0V4ZWNTdWNjZXNzEg4KBm91dHB1dBgBIAEoCRIqCgp0cnVuY2F0aW9uGAIgASgLMhYuYWdlbnQudjEuUGlUcnVuY2F0aW9uEiAKE2VudHJ5X2xpbWl0X3JlYWNoZWQYAyABKA1IAIgBAUIWChRfZW50cnlfbGltaXRfcmVhY2hlZCIeCg1QaUxzRXhlY0Vycm9yEg0KBWVycm9yGAEgASgJKtIBChhTdWJhZ2VudEJhY2tncm91bmRSZWFzb24SKgomU1VCQUdFTlRfQkFDS0dST1VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIsCihTVUJBR0VOVF9CQUNLR1JPVU5EX1JFQVNPTl9BR0VOVF9SRVFVRVNUEAESKwonU1VCQUdFTlRfQkFDS0dST1VORF9SRUFTT05fVVNFUl9SRVFVRVNUEAISLworU1VCQUdFTlRfQkFDS0dST1VORF9SRUFTT05fUVVFVUVEX0ZPTExPV19VUBADYgZwcm90bzM");
 
 /**
  * Arguments of subagent_args. [C numbering; S fields]
@@ -44,23 +44,23 @@ export type SubagentArgs = Message<"agent.v1.SubagentArgs"> & {
   prompt: string;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool readonly = 5;
    */
   readonly: boolean;
 
   /**
-   * @generated from field: string resume_agent_id = 6;
+   * @generated from field: optional string resume_agent_id = 6;
    */
-  resumeAgentId: string;
+  resumeAgentId?: string | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: bool run_in_background = 7;
+   * @generated from field: optional bool run_in_background = 7;
    */
-  runInBackground: boolean;
+  runInBackground?: boolean | undefined;
 
   /**
    * When and how the client keeps a subagent going. [C: Cursor's client 1.0.32; not an
@@ -71,9 +71,9 @@ export type SubagentArgs = Message<"agent.v1.SubagentArgs"> & {
   continuationConfig?: ClientContinuationConfig | undefined;
 
   /**
-   * @generated from field: string parent_conversation_id = 9;
+   * @generated from field: optional string parent_conversation_id = 9;
    */
-  parentConversationId: string;
+  parentConversationId?: string | undefined;
 };
 
 /**
@@ -185,9 +185,9 @@ export type SubagentSuccess = Message<"agent.v1.SubagentSuccess"> & {
   toolCallCount: number;
 
   /**
-   * @generated from field: int32 background_reason = 4;
+   * @generated from field: agent.v1.SubagentBackgroundReason background_reason = 4;
    */
-  backgroundReason: number;
+  backgroundReason: SubagentBackgroundReason;
 
   /**
    * @generated from field: optional string transcript_path = 5;
@@ -392,7 +392,7 @@ export const PiLsExecArgsSchema: GenMessage<PiLsExecArgs> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_agent, 15);
 
 /**
- * Output truncation info. Body not documented; kept empty.
+ * Output truncation info. Body not declared; kept empty.
  *
  * @generated from message agent.v1.PiTruncation
  */
@@ -407,11 +407,42 @@ export const PiTruncationSchema: GenMessage<PiTruncation> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_agent, 16);
 
 /**
- * Successful Pi tool output.
+ * Result of pi_read_args (#46).
  *
- * @generated from message agent.v1.PiExecSuccess
+ * @generated from message agent.v1.PiReadExecResult
  */
-export type PiExecSuccess = Message<"agent.v1.PiExecSuccess"> & {
+export type PiReadExecResult = Message<"agent.v1.PiReadExecResult"> & {
+  /**
+   * @generated from oneof agent.v1.PiReadExecResult.result
+   */
+  result: {
+    /**
+     * @generated from field: agent.v1.PiReadExecSuccess success = 1;
+     */
+    value: PiReadExecSuccess;
+    case: "success";
+  } | {
+    /**
+     * @generated from field: agent.v1.PiReadExecError error = 2;
+     */
+    value: PiReadExecError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message agent.v1.PiReadExecResult.
+ * Use `create(PiReadExecResultSchema)` to create a new message.
+ */
+export const PiReadExecResultSchema: GenMessage<PiReadExecResult> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 17);
+
+/**
+ * Output of a successful pi_read. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiReadExecSuccess
+ */
+export type PiReadExecSuccess = Message<"agent.v1.PiReadExecSuccess"> & {
   /**
    * @generated from field: string output = 1;
    */
@@ -424,18 +455,18 @@ export type PiExecSuccess = Message<"agent.v1.PiExecSuccess"> & {
 };
 
 /**
- * Describes the message agent.v1.PiExecSuccess.
- * Use `create(PiExecSuccessSchema)` to create a new message.
+ * Describes the message agent.v1.PiReadExecSuccess.
+ * Use `create(PiReadExecSuccessSchema)` to create a new message.
  */
-export const PiExecSuccessSchema: GenMessage<PiExecSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 17);
+export const PiReadExecSuccessSchema: GenMessage<PiReadExecSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 18);
 
 /**
- * Failed or refused Pi tool. Refuse with error{}.
+ * Failed or refused pi_read. Refuse with error{}. [C: Cursor's client 1.0.32]
  *
- * @generated from message agent.v1.PiExecError
+ * @generated from message agent.v1.PiReadExecError
  */
-export type PiExecError = Message<"agent.v1.PiExecError"> & {
+export type PiReadExecError = Message<"agent.v1.PiReadExecError"> & {
   /**
    * @generated from field: string error = 1;
    */
@@ -443,57 +474,11 @@ export type PiExecError = Message<"agent.v1.PiExecError"> & {
 };
 
 /**
- * Describes the message agent.v1.PiExecError.
- * Use `create(PiExecErrorSchema)` to create a new message.
+ * Describes the message agent.v1.PiReadExecError.
+ * Use `create(PiReadExecErrorSchema)` to create a new message.
  */
-export const PiExecErrorSchema: GenMessage<PiExecError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 18);
-
-/**
- * Refusal case of edit/write. Body not documented; kept empty.
- *
- * @generated from message agent.v1.PiExecRejected
- */
-export type PiExecRejected = Message<"agent.v1.PiExecRejected"> & {
-};
-
-/**
- * Describes the message agent.v1.PiExecRejected.
- * Use `create(PiExecRejectedSchema)` to create a new message.
- */
-export const PiExecRejectedSchema: GenMessage<PiExecRejected> = /*@__PURE__*/
+export const PiReadExecErrorSchema: GenMessage<PiReadExecError> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_agent, 19);
-
-/**
- * Result of pi_read_args (#46).
- *
- * @generated from message agent.v1.PiReadExecResult
- */
-export type PiReadExecResult = Message<"agent.v1.PiReadExecResult"> & {
-  /**
-   * @generated from oneof agent.v1.PiReadExecResult.result
-   */
-  result: {
-    /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
-     */
-    value: PiExecSuccess;
-    case: "success";
-  } | {
-    /**
-     * @generated from field: agent.v1.PiExecError error = 2;
-     */
-    value: PiExecError;
-    case: "error";
-  } | { case: undefined; value?: undefined };
-};
-
-/**
- * Describes the message agent.v1.PiReadExecResult.
- * Use `create(PiReadExecResultSchema)` to create a new message.
- */
-export const PiReadExecResultSchema: GenMessage<PiReadExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 20);
 
 /**
  * Result of pi_bash_args (#47).
@@ -506,15 +491,15 @@ export type PiBashExecResult = Message<"agent.v1.PiBashExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
+     * @generated from field: agent.v1.PiBashExecSuccess success = 1;
      */
-    value: PiExecSuccess;
+    value: PiBashExecSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecError error = 2;
+     * @generated from field: agent.v1.PiBashExecError error = 2;
      */
-    value: PiExecError;
+    value: PiBashExecError;
     case: "error";
   } | { case: undefined; value?: undefined };
 };
@@ -524,7 +509,65 @@ export type PiBashExecResult = Message<"agent.v1.PiBashExecResult"> & {
  * Use `create(PiBashExecResultSchema)` to create a new message.
  */
 export const PiBashExecResultSchema: GenMessage<PiBashExecResult> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 20);
+
+/**
+ * Output of a successful pi_bash. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiBashExecSuccess
+ */
+export type PiBashExecSuccess = Message<"agent.v1.PiBashExecSuccess"> & {
+  /**
+   * @generated from field: string output = 1;
+   */
+  output: string;
+
+  /**
+   * @generated from field: agent.v1.PiTruncation truncation = 2;
+   */
+  truncation?: PiTruncation | undefined;
+
+  /**
+   * @generated from field: optional string full_output_path = 3;
+   */
+  fullOutputPath?: string | undefined;
+};
+
+/**
+ * Describes the message agent.v1.PiBashExecSuccess.
+ * Use `create(PiBashExecSuccessSchema)` to create a new message.
+ */
+export const PiBashExecSuccessSchema: GenMessage<PiBashExecSuccess> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_agent, 21);
+
+/**
+ * Failed or refused pi_bash. Refuse with error{}. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiBashExecError
+ */
+export type PiBashExecError = Message<"agent.v1.PiBashExecError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+
+  /**
+   * @generated from field: agent.v1.PiTruncation truncation = 2;
+   */
+  truncation?: PiTruncation | undefined;
+
+  /**
+   * @generated from field: optional string full_output_path = 3;
+   */
+  fullOutputPath?: string | undefined;
+};
+
+/**
+ * Describes the message agent.v1.PiBashExecError.
+ * Use `create(PiBashExecErrorSchema)` to create a new message.
+ */
+export const PiBashExecErrorSchema: GenMessage<PiBashExecError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 22);
 
 /**
  * Result of pi_edit_args (#48).
@@ -537,21 +580,21 @@ export type PiEditExecResult = Message<"agent.v1.PiEditExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
+     * @generated from field: agent.v1.PiEditExecSuccess success = 1;
      */
-    value: PiExecSuccess;
+    value: PiEditExecSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecError error = 2;
+     * @generated from field: agent.v1.PiEditExecError error = 2;
      */
-    value: PiExecError;
+    value: PiEditExecError;
     case: "error";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecRejected rejected = 3;
+     * @generated from field: agent.v1.PiEditExecRejected rejected = 3;
      */
-    value: PiExecRejected;
+    value: PiEditExecRejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -561,7 +604,79 @@ export type PiEditExecResult = Message<"agent.v1.PiEditExecResult"> & {
  * Use `create(PiEditExecResultSchema)` to create a new message.
  */
 export const PiEditExecResultSchema: GenMessage<PiEditExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 22);
+  messageDesc(file_agent_v1_exec_agent, 23);
+
+/**
+ * Output of a successful pi_edit. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiEditExecSuccess
+ */
+export type PiEditExecSuccess = Message<"agent.v1.PiEditExecSuccess"> & {
+  /**
+   * @generated from field: string output = 1;
+   */
+  output: string;
+
+  /**
+   * @generated from field: string diff = 2;
+   */
+  diff: string;
+
+  /**
+   * @generated from field: string patch = 3;
+   */
+  patch: string;
+
+  /**
+   * @generated from field: optional uint32 first_changed_line = 4;
+   */
+  firstChangedLine?: number | undefined;
+};
+
+/**
+ * Describes the message agent.v1.PiEditExecSuccess.
+ * Use `create(PiEditExecSuccessSchema)` to create a new message.
+ */
+export const PiEditExecSuccessSchema: GenMessage<PiEditExecSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 24);
+
+/**
+ * Failed or refused pi_edit. Refuse with error{}. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiEditExecError
+ */
+export type PiEditExecError = Message<"agent.v1.PiEditExecError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message agent.v1.PiEditExecError.
+ * Use `create(PiEditExecErrorSchema)` to create a new message.
+ */
+export const PiEditExecErrorSchema: GenMessage<PiEditExecError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 25);
+
+/**
+ * Refusal of pi_edit. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiEditExecRejected
+ */
+export type PiEditExecRejected = Message<"agent.v1.PiEditExecRejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.PiEditExecRejected.
+ * Use `create(PiEditExecRejectedSchema)` to create a new message.
+ */
+export const PiEditExecRejectedSchema: GenMessage<PiEditExecRejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 26);
 
 /**
  * Result of pi_write_args (#49).
@@ -574,21 +689,21 @@ export type PiWriteExecResult = Message<"agent.v1.PiWriteExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
+     * @generated from field: agent.v1.PiWriteExecSuccess success = 1;
      */
-    value: PiExecSuccess;
+    value: PiWriteExecSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecError error = 2;
+     * @generated from field: agent.v1.PiWriteExecError error = 2;
      */
-    value: PiExecError;
+    value: PiWriteExecError;
     case: "error";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecRejected rejected = 3;
+     * @generated from field: agent.v1.PiWriteExecRejected rejected = 3;
      */
-    value: PiExecRejected;
+    value: PiWriteExecRejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -598,7 +713,64 @@ export type PiWriteExecResult = Message<"agent.v1.PiWriteExecResult"> & {
  * Use `create(PiWriteExecResultSchema)` to create a new message.
  */
 export const PiWriteExecResultSchema: GenMessage<PiWriteExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 23);
+  messageDesc(file_agent_v1_exec_agent, 27);
+
+/**
+ * Output of a successful pi_write. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiWriteExecSuccess
+ */
+export type PiWriteExecSuccess = Message<"agent.v1.PiWriteExecSuccess"> & {
+  /**
+   * @generated from field: string output = 1;
+   */
+  output: string;
+};
+
+/**
+ * Describes the message agent.v1.PiWriteExecSuccess.
+ * Use `create(PiWriteExecSuccessSchema)` to create a new message.
+ */
+export const PiWriteExecSuccessSchema: GenMessage<PiWriteExecSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 28);
+
+/**
+ * Failed or refused pi_write. Refuse with error{}. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiWriteExecError
+ */
+export type PiWriteExecError = Message<"agent.v1.PiWriteExecError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message agent.v1.PiWriteExecError.
+ * Use `create(PiWriteExecErrorSchema)` to create a new message.
+ */
+export const PiWriteExecErrorSchema: GenMessage<PiWriteExecError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 29);
+
+/**
+ * Refusal of pi_write. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiWriteExecRejected
+ */
+export type PiWriteExecRejected = Message<"agent.v1.PiWriteExecRejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.PiWriteExecRejected.
+ * Use `create(PiWriteExecRejectedSchema)` to create a new message.
+ */
+export const PiWriteExecRejectedSchema: GenMessage<PiWriteExecRejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 30);
 
 /**
  * Result of pi_grep_args (#50).
@@ -611,15 +783,15 @@ export type PiGrepExecResult = Message<"agent.v1.PiGrepExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
+     * @generated from field: agent.v1.PiGrepExecSuccess success = 1;
      */
-    value: PiExecSuccess;
+    value: PiGrepExecSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecError error = 2;
+     * @generated from field: agent.v1.PiGrepExecError error = 2;
      */
-    value: PiExecError;
+    value: PiGrepExecError;
     case: "error";
   } | { case: undefined; value?: undefined };
 };
@@ -629,7 +801,60 @@ export type PiGrepExecResult = Message<"agent.v1.PiGrepExecResult"> & {
  * Use `create(PiGrepExecResultSchema)` to create a new message.
  */
 export const PiGrepExecResultSchema: GenMessage<PiGrepExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 24);
+  messageDesc(file_agent_v1_exec_agent, 31);
+
+/**
+ * Output of a successful pi_grep. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiGrepExecSuccess
+ */
+export type PiGrepExecSuccess = Message<"agent.v1.PiGrepExecSuccess"> & {
+  /**
+   * @generated from field: string output = 1;
+   */
+  output: string;
+
+  /**
+   * @generated from field: agent.v1.PiTruncation truncation = 2;
+   */
+  truncation?: PiTruncation | undefined;
+
+  /**
+   * @generated from field: optional uint32 match_limit_reached = 3;
+   */
+  matchLimitReached?: number | undefined;
+
+  /**
+   * @generated from field: bool lines_truncated = 4;
+   */
+  linesTruncated: boolean;
+};
+
+/**
+ * Describes the message agent.v1.PiGrepExecSuccess.
+ * Use `create(PiGrepExecSuccessSchema)` to create a new message.
+ */
+export const PiGrepExecSuccessSchema: GenMessage<PiGrepExecSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 32);
+
+/**
+ * Failed or refused pi_grep. Refuse with error{}. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiGrepExecError
+ */
+export type PiGrepExecError = Message<"agent.v1.PiGrepExecError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message agent.v1.PiGrepExecError.
+ * Use `create(PiGrepExecErrorSchema)` to create a new message.
+ */
+export const PiGrepExecErrorSchema: GenMessage<PiGrepExecError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 33);
 
 /**
  * Result of pi_find_args (#51).
@@ -642,15 +867,15 @@ export type PiFindExecResult = Message<"agent.v1.PiFindExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
+     * @generated from field: agent.v1.PiFindExecSuccess success = 1;
      */
-    value: PiExecSuccess;
+    value: PiFindExecSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecError error = 2;
+     * @generated from field: agent.v1.PiFindExecError error = 2;
      */
-    value: PiExecError;
+    value: PiFindExecError;
     case: "error";
   } | { case: undefined; value?: undefined };
 };
@@ -660,7 +885,55 @@ export type PiFindExecResult = Message<"agent.v1.PiFindExecResult"> & {
  * Use `create(PiFindExecResultSchema)` to create a new message.
  */
 export const PiFindExecResultSchema: GenMessage<PiFindExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 25);
+  messageDesc(file_agent_v1_exec_agent, 34);
+
+/**
+ * Output of a successful pi_find. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiFindExecSuccess
+ */
+export type PiFindExecSuccess = Message<"agent.v1.PiFindExecSuccess"> & {
+  /**
+   * @generated from field: string output = 1;
+   */
+  output: string;
+
+  /**
+   * @generated from field: agent.v1.PiTruncation truncation = 2;
+   */
+  truncation?: PiTruncation | undefined;
+
+  /**
+   * @generated from field: optional uint32 result_limit_reached = 3;
+   */
+  resultLimitReached?: number | undefined;
+};
+
+/**
+ * Describes the message agent.v1.PiFindExecSuccess.
+ * Use `create(PiFindExecSuccessSchema)` to create a new message.
+ */
+export const PiFindExecSuccessSchema: GenMessage<PiFindExecSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 35);
+
+/**
+ * Failed or refused pi_find. Refuse with error{}. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiFindExecError
+ */
+export type PiFindExecError = Message<"agent.v1.PiFindExecError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message agent.v1.PiFindExecError.
+ * Use `create(PiFindExecErrorSchema)` to create a new message.
+ */
+export const PiFindExecErrorSchema: GenMessage<PiFindExecError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 36);
 
 /**
  * Result of pi_ls_args (#52).
@@ -673,15 +946,15 @@ export type PiLsExecResult = Message<"agent.v1.PiLsExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.PiExecSuccess success = 1;
+     * @generated from field: agent.v1.PiLsExecSuccess success = 1;
      */
-    value: PiExecSuccess;
+    value: PiLsExecSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.PiExecError error = 2;
+     * @generated from field: agent.v1.PiLsExecError error = 2;
      */
-    value: PiExecError;
+    value: PiLsExecError;
     case: "error";
   } | { case: undefined; value?: undefined };
 };
@@ -691,5 +964,86 @@ export type PiLsExecResult = Message<"agent.v1.PiLsExecResult"> & {
  * Use `create(PiLsExecResultSchema)` to create a new message.
  */
 export const PiLsExecResultSchema: GenMessage<PiLsExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_agent, 26);
+  messageDesc(file_agent_v1_exec_agent, 37);
+
+/**
+ * Output of a successful pi_ls. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiLsExecSuccess
+ */
+export type PiLsExecSuccess = Message<"agent.v1.PiLsExecSuccess"> & {
+  /**
+   * @generated from field: string output = 1;
+   */
+  output: string;
+
+  /**
+   * @generated from field: agent.v1.PiTruncation truncation = 2;
+   */
+  truncation?: PiTruncation | undefined;
+
+  /**
+   * @generated from field: optional uint32 entry_limit_reached = 3;
+   */
+  entryLimitReached?: number | undefined;
+};
+
+/**
+ * Describes the message agent.v1.PiLsExecSuccess.
+ * Use `create(PiLsExecSuccessSchema)` to create a new message.
+ */
+export const PiLsExecSuccessSchema: GenMessage<PiLsExecSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 38);
+
+/**
+ * Failed or refused pi_ls. Refuse with error{}. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PiLsExecError
+ */
+export type PiLsExecError = Message<"agent.v1.PiLsExecError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message agent.v1.PiLsExecError.
+ * Use `create(PiLsExecErrorSchema)` to create a new message.
+ */
+export const PiLsExecErrorSchema: GenMessage<PiLsExecError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_agent, 39);
+
+/**
+ * Why a subagent went to the background. [C: Cursor's client 1.0.32]
+ *
+ * @generated from enum agent.v1.SubagentBackgroundReason
+ */
+export enum SubagentBackgroundReason {
+  /**
+   * @generated from enum value: SUBAGENT_BACKGROUND_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST = 1;
+   */
+  AGENT_REQUEST = 1,
+
+  /**
+   * @generated from enum value: SUBAGENT_BACKGROUND_REASON_USER_REQUEST = 2;
+   */
+  USER_REQUEST = 2,
+
+  /**
+   * @generated from enum value: SUBAGENT_BACKGROUND_REASON_QUEUED_FOLLOW_UP = 3;
+   */
+  QUEUED_FOLLOW_UP = 3,
+}
+
+/**
+ * Describes the enum agent.v1.SubagentBackgroundReason.
+ */
+export const SubagentBackgroundReasonSchema: GenEnum<SubagentBackgroundReason> = /*@__PURE__*/
+  enumDesc(file_agent_v1_exec_agent, 0);
 

@@ -551,7 +551,7 @@ export const DeleteArgsSchema: GenMessage<DeleteArgs> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_file, 15);
 
 /**
- * Result of delete_args. [C for #1, #7; #2-#6 S]
+ * Result of delete_args. [C for #1, #7; #2-#6 C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.DeleteResult
  */
@@ -623,7 +623,7 @@ export type DeleteSuccess = Message<"agent.v1.DeleteSuccess"> & {
   path: string;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: string deleted_file = 2;
    */
@@ -635,7 +635,7 @@ export type DeleteSuccess = Message<"agent.v1.DeleteSuccess"> & {
   fileSize: bigint;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: string prev_content = 4;
    */
@@ -791,8 +791,8 @@ export const DeleteErrorSchema: GenMessage<DeleteError> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_file, 23);
 
 /**
- * Arguments of grep_args. [C] Types of the optional knobs are not documented;
- * [I] text-like knobs are strings, counts are int32, flags are bool.
+ * Arguments of grep_args. [C] The optional knobs' types (strings, int32 counts,
+ * bool flags) are Cursor's. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.GrepArgs
  */
@@ -1014,9 +1014,8 @@ export const GrepUnionResultSchema: GenMessage<GrepUnionResult> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_file, 28);
 
 /**
- * Per-file match counts.
- * [I] head_limit_applied / offset_applied are declared int32: their type is not
- * documented, and an int32 also decodes a bool flag (both are varints).
+ * Per-file match counts. head_limit_applied / offset_applied are int32.
+ * [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.GrepCountResult
  */
@@ -1115,14 +1114,14 @@ export type GrepFilesResult = Message<"agent.v1.GrepFilesResult"> & {
   ripgrepTruncated: boolean;
 
   /**
-   * [I] see GrepCountResult
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 head_limit_applied = 5;
    */
   headLimitApplied?: number | undefined;
 
   /**
-   * [I] see GrepCountResult
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 offset_applied = 6;
    */
@@ -1168,14 +1167,14 @@ export type GrepContentResult = Message<"agent.v1.GrepContentResult"> & {
   ripgrepTruncated: boolean;
 
   /**
-   * [I] see GrepCountResult
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 head_limit_applied = 6;
    */
   headLimitApplied?: number | undefined;
 
   /**
-   * [I] see GrepCountResult
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 offset_applied = 7;
    */
@@ -1289,7 +1288,7 @@ export const LsArgsSchema: GenMessage<LsArgs> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_file, 35);
 
 /**
- * Result of ls_args. [C for #1/#2; #3/#4 S]
+ * Result of ls_args. [C for #1/#2; #3/#4 C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.LsResult
  */

@@ -19,10 +19,10 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/exec_mcp.proto.
  */
 export const file_agent_v1_exec_mcp: GenFile = /*@__PURE__*/
-  fileDesc("ChdhZ2VudC92MS9leGVjX21jcC5wcm90bxIIYWdlbnQudjEi2wIKB01jcEFyZ3MSDAoEbmFtZRgBIAEoCRIpCgRhcmdzGAIgAygLMhsuYWdlbnQudjEuTWNwQXJncy5BcmdzRW50cnkSFAoMdG9vbF9jYWxsX2lkGAMgASgJEhsKE3Byb3ZpZGVyX2lkZW50aWZpZXIYBCABKAkSEQoJdG9vbF9uYW1lGAUgASgJEjgKE3NtYXJ0X21vZGVfYXBwcm92YWwYBiABKAsyGy5hZ2VudC52MS5TbWFydE1vZGVBcHByb3ZhbBIgChhzbWFydF9tb2RlX2FwcHJvdmFsX29ubHkYByABKAgSFQoNc2tpcF9hcHByb3ZhbBgIIAEoCBIZChFzZXJ2ZXJfaWRlbnRpZmllchgJIAEoCRpDCglBcmdzRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlOgI4ASLjAgoJTWNwUmVzdWx0EicKB3N1Y2Nlc3MYASABKAsyFC5hZ2VudC52MS5NY3BTdWNjZXNzSAASIwoFZXJyb3IYAiABKAsyEi5hZ2VudC52MS5NY3BFcnJvckgAEikKCHJlamVjdGVkGAMgASgLMhUuYWdlbnQudjEuTWNwUmVqZWN0ZWRIABI6ChFwZXJtaXNzaW9uX2RlbmllZBgEIAEoCzIdLmFnZW50LnYxLk1jcFBlcm1pc3Npb25EZW5pZWRIABIzCg50b29sX25vdF9mb3VuZBgFIAEoCzIZLmFnZW50LnYxLk1jcFRvb2xOb3RGb3VuZEgAEjcKEHNlcnZlcl9ub3RfZm91bmQYBiABKAsyGy5hZ2VudC52MS5NY3BTZXJ2ZXJOb3RGb3VuZEgAEikKCGFwcHJvdmVkGAcgASgLMhUuYWdlbnQudjEuTWNwQXBwcm92ZWRIAEIICgZyZXN1bHQiUwoKTWNwU3VjY2VzcxIzCgdjb250ZW50GAEgAygLMiIuYWdlbnQudjEuTWNwVG9vbFJlc3VsdENvbnRlbnRJdGVtEhAKCGlzX2Vycm9yGAIgASgIIhkKCE1jcEVycm9yEg0KBWVycm9yGAEgASgJIjIKC01jcFJlamVjdGVkEg4KBnJlYXNvbhgBIAEoCRITCgtpc19yZWFkb25seRgCIAEoCCI5ChNNY3BQZXJtaXNzaW9uRGVuaWVkEg0KBWVycm9yGAEgASgJEhMKC2lzX3JlYWRvbmx5GAIgASgIIjgKD01jcFRvb2xOb3RGb3VuZBIMCgRuYW1lGAEgASgJEhcKD2F2YWlsYWJsZV90b29scxgCIAMoCSITChFNY3BTZXJ2ZXJOb3RGb3VuZCINCgtNY3BBcHByb3ZlZCJ7ChhNY3BUb29sUmVzdWx0Q29udGVudEl0ZW0SKAoEdGV4dBgBIAEoCzIYLmFnZW50LnYxLk1jcFRleHRDb250ZW50SAASKgoFaW1hZ2UYAiABKAsyGS5hZ2VudC52MS5NY3BJbWFnZUNvbnRlbnRIAEIJCgdjb250ZW50IlEKDk1jcFRleHRDb250ZW50EgwKBHRleHQYASABKAkSMQoPb3V0cHV0X2xvY2F0aW9uGAIgASgLMhguYWdlbnQudjEuT3V0cHV0TG9jYXRpb24iMgoPTWNwSW1hZ2VDb250ZW50EgwKBGRhdGEYASABKAwSEQoJbWltZV90eXBlGAIgASgJIkEKEE1jcFN0YXRlRXhlY0FyZ3MSGgoSc2VydmVyX2lkZW50aWZpZXJzGAEgAygJEhEKCWtpY2tfb25seRgCIAEoCCKyAQoSTWNwU3RhdGVFeGVjUmVzdWx0EjAKB3N1Y2Nlc3MYASABKAsyHS5hZ2VudC52MS5NY3BTdGF0ZUV4ZWNTdWNjZXNzSAASLAoFZXJyb3IYAiABKAsyGy5hZ2VudC52MS5NY3BTdGF0ZUV4ZWNFcnJvckgAEjIKCHJlamVjdGVkGAMgASgLMh4uYWdlbnQudjEuTWNwU3RhdGVFeGVjUmVqZWN0ZWRIAEIICgZyZXN1bHQiQAoTTWNwU3RhdGVFeGVjU3VjY2VzcxIpCgdzZXJ2ZXJzGAEgAygLMhguYWdlbnQudjEuTWNwU3RhdGVTZXJ2ZXIiIgoRTWNwU3RhdGVFeGVjRXJyb3ISDQoFZXJyb3IYASABKAkiJgoUTWNwU3RhdGVFeGVjUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJIp0BCg5NY3BTdGF0ZVNlcnZlchITCgtzZXJ2ZXJfbmFtZRgBIAEoCRIZChFzZXJ2ZXJfaWRlbnRpZmllchgCIAEoCRIqCgV0b29scxgFIAMoCzIbLmFnZW50LnYxLk1jcFRvb2xEZWZpbml0aW9uEi8KDGluc3RydWN0aW9ucxgGIAMoCzIZLmFnZW50LnYxLk1jcEluc3RydWN0aW9ucyI6ChhMaXN0TWNwUmVzb3VyY2VzRXhlY0FyZ3MSEwoGc2VydmVyGAEgASgJSACIAQFCCQoHX3NlcnZlciLSAQoaTGlzdE1jcFJlc291cmNlc0V4ZWNSZXN1bHQSOAoHc3VjY2VzcxgBIAEoCzIlLmFnZW50LnYxLkxpc3RNY3BSZXNvdXJjZXNFeGVjU3VjY2Vzc0gAEjQKBWVycm9yGAIgASgLMiMuYWdlbnQudjEuTGlzdE1jcFJlc291cmNlc0V4ZWNFcnJvckgAEjoKCHJlamVjdGVkGAMgASgLMiYuYWdlbnQudjEuTGlzdE1jcFJlc291cmNlc0V4ZWNSZWplY3RlZEgAQggKBnJlc3VsdCJHChtMaXN0TWNwUmVzb3VyY2VzRXhlY1N1Y2Nlc3MSKAoJcmVzb3VyY2VzGAEgAygLMhUuYWdlbnQudjEuTWNwUmVzb3VyY2UiKgoZTGlzdE1jcFJlc291cmNlc0V4ZWNFcnJvchINCgVlcnJvchgBIAEoCSIuChxMaXN0TWNwUmVzb3VyY2VzRXhlY1JlamVjdGVkEg4KBnJlYXNvbhgBIAEoCSKHAgoLTWNwUmVzb3VyY2USCwoDdXJpGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBEhYKCW1pbWVfdHlwZRgEIAEoCUgCiAEBEg4KBnNlcnZlchgFIAEoCRI7Cgthbm5vdGF0aW9ucxgGIAMoCzImLmFnZW50LnYxLk1jcFJlc291cmNlLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIMCgpfbWltZV90eXBlIrQBChdSZWFkTWNwUmVzb3VyY2VFeGVjQXJncxIOCgZzZXJ2ZXIYASABKAkSCwoDdXJpGAIgASgJEhoKDWRvd25sb2FkX3BhdGgYAyABKAlIAIgBARIUCgx0b29sX2NhbGxfaWQYBCABKAkSOAoTc21hcnRfbW9kZV9hcHByb3ZhbBgFIAEoCzIbLmFnZW50LnYxLlNtYXJ0TW9kZUFwcHJvdmFsQhAKDl9kb3dubG9hZF9wYXRoIvoBChlSZWFkTWNwUmVzb3VyY2VFeGVjUmVzdWx0EjMKB3N1Y2Nlc3MYASABKAsyIC5hZ2VudC52MS5SZWFkTWNwUmVzb3VyY2VTdWNjZXNzSAASLwoFZXJyb3IYAiABKAsyHi5hZ2VudC52MS5SZWFkTWNwUmVzb3VyY2VFcnJvckgAEjUKCHJlamVjdGVkGAMgASgLMiEuYWdlbnQudjEuUmVhZE1jcFJlc291cmNlUmVqZWN0ZWRIABI2Cglub3RfZm91bmQYBCABKAsyIS5hZ2VudC52MS5SZWFkTWNwUmVzb3VyY2VOb3RGb3VuZEgAQggKBnJlc3VsdCLjAgoWUmVhZE1jcFJlc291cmNlU3VjY2VzcxILCgN1cmkYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIRCgltaW1lX3R5cGUYBCABKAkSDgoEdGV4dBgFIAEoCUgAEg4KBGJsb2IYBiABKAxIABJGCgthbm5vdGF0aW9ucxgHIAMoCzIxLmFnZW50LnYxLlJlYWRNY3BSZXNvdXJjZVN1Y2Nlc3MuQW5ub3RhdGlvbnNFbnRyeRIaCg1kb3dubG9hZF9wYXRoGAggASgJSAGIAQESMQoPb3V0cHV0X2xvY2F0aW9uGAkgASgLMhguYWdlbnQudjEuT3V0cHV0TG9jYXRpb24aMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB2NvbnRlbnRCEAoOX2Rvd25sb2FkX3BhdGgiMgoUUmVhZE1jcFJlc291cmNlRXJyb3ISCwoDdXJpGAEgASgJEg0KBWVycm9yGAIgASgJIjYKF1JlYWRNY3BSZXNvdXJjZVJlamVjdGVkEgsKA3VyaRgBIAEoCRIOCgZyZWFzb24YAiABKAkiJgoXUmVhZE1jcFJlc291cmNlTm90Rm91bmQSCwoDdXJpGAEgASgJYgZwcm90bzM", [file_agent_v1_common, file_agent_v1_mcp, file_google_protobuf_struct]);
+  fileDesc("ChdhZ2VudC92MS9leGVjX21jcC5wcm90bxIIYWdlbnQudjEi2wIKB01jcEFyZ3MSDAoEbmFtZRgBIAEoCRIpCgRhcmdzGAIgAygLMhsuYWdlbnQudjEuTWNwQXJncy5BcmdzRW50cnkSFAoMdG9vbF9jYWxsX2lkGAMgASgJEhsKE3Byb3ZpZGVyX2lkZW50aWZpZXIYBCABKAkSEQoJdG9vbF9uYW1lGAUgASgJEjgKE3NtYXJ0X21vZGVfYXBwcm92YWwYBiABKAsyGy5hZ2VudC52MS5TbWFydE1vZGVBcHByb3ZhbBIgChhzbWFydF9tb2RlX2FwcHJvdmFsX29ubHkYByABKAgSFQoNc2tpcF9hcHByb3ZhbBgIIAEoCBIZChFzZXJ2ZXJfaWRlbnRpZmllchgJIAEoCRpDCglBcmdzRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlOgI4ASLjAgoJTWNwUmVzdWx0EicKB3N1Y2Nlc3MYASABKAsyFC5hZ2VudC52MS5NY3BTdWNjZXNzSAASIwoFZXJyb3IYAiABKAsyEi5hZ2VudC52MS5NY3BFcnJvckgAEikKCHJlamVjdGVkGAMgASgLMhUuYWdlbnQudjEuTWNwUmVqZWN0ZWRIABI6ChFwZXJtaXNzaW9uX2RlbmllZBgEIAEoCzIdLmFnZW50LnYxLk1jcFBlcm1pc3Npb25EZW5pZWRIABIzCg50b29sX25vdF9mb3VuZBgFIAEoCzIZLmFnZW50LnYxLk1jcFRvb2xOb3RGb3VuZEgAEjcKEHNlcnZlcl9ub3RfZm91bmQYBiABKAsyGy5hZ2VudC52MS5NY3BTZXJ2ZXJOb3RGb3VuZEgAEikKCGFwcHJvdmVkGAcgASgLMhUuYWdlbnQudjEuTWNwQXBwcm92ZWRIAEIICgZyZXN1bHQiUwoKTWNwU3VjY2VzcxIzCgdjb250ZW50GAEgAygLMiIuYWdlbnQudjEuTWNwVG9vbFJlc3VsdENvbnRlbnRJdGVtEhAKCGlzX2Vycm9yGAIgASgIIhkKCE1jcEVycm9yEg0KBWVycm9yGAEgASgJIjIKC01jcFJlamVjdGVkEg4KBnJlYXNvbhgBIAEoCRITCgtpc19yZWFkb25seRgCIAEoCCI5ChNNY3BQZXJtaXNzaW9uRGVuaWVkEg0KBWVycm9yGAEgASgJEhMKC2lzX3JlYWRvbmx5GAIgASgIIjgKD01jcFRvb2xOb3RGb3VuZBIMCgRuYW1lGAEgASgJEhcKD2F2YWlsYWJsZV90b29scxgCIAMoCSITChFNY3BTZXJ2ZXJOb3RGb3VuZCINCgtNY3BBcHByb3ZlZCJ7ChhNY3BUb29sUmVzdWx0Q29udGVudEl0ZW0SKAoEdGV4dBgBIAEoCzIYLmFnZW50LnYxLk1jcFRleHRDb250ZW50SAASKgoFaW1hZ2UYAiABKAsyGS5hZ2VudC52MS5NY3BJbWFnZUNvbnRlbnRIAEIJCgdjb250ZW50IlEKDk1jcFRleHRDb250ZW50EgwKBHRleHQYASABKAkSMQoPb3V0cHV0X2xvY2F0aW9uGAIgASgLMhguYWdlbnQudjEuT3V0cHV0TG9jYXRpb24iMgoPTWNwSW1hZ2VDb250ZW50EgwKBGRhdGEYASABKAwSEQoJbWltZV90eXBlGAIgASgJIkEKEE1jcFN0YXRlRXhlY0FyZ3MSGgoSc2VydmVyX2lkZW50aWZpZXJzGAEgAygJEhEKCWtpY2tfb25seRgCIAEoCCKmAQoSTWNwU3RhdGVFeGVjUmVzdWx0EiwKB3N1Y2Nlc3MYASABKAsyGS5hZ2VudC52MS5NY3BTdGF0ZVN1Y2Nlc3NIABIoCgVlcnJvchgCIAEoCzIXLmFnZW50LnYxLk1jcFN0YXRlRXJyb3JIABIuCghyZWplY3RlZBgDIAEoCzIaLmFnZW50LnYxLk1jcFN0YXRlUmVqZWN0ZWRIAEIICgZyZXN1bHQiPAoPTWNwU3RhdGVTdWNjZXNzEikKB3NlcnZlcnMYASADKAsyGC5hZ2VudC52MS5NY3BTdGF0ZVNlcnZlciIeCg1NY3BTdGF0ZUVycm9yEg0KBWVycm9yGAEgASgJIiIKEE1jcFN0YXRlUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJIp0BCg5NY3BTdGF0ZVNlcnZlchITCgtzZXJ2ZXJfbmFtZRgBIAEoCRIZChFzZXJ2ZXJfaWRlbnRpZmllchgCIAEoCRIqCgV0b29scxgFIAMoCzIbLmFnZW50LnYxLk1jcFRvb2xEZWZpbml0aW9uEi8KDGluc3RydWN0aW9ucxgGIAMoCzIZLmFnZW50LnYxLk1jcEluc3RydWN0aW9ucyI6ChhMaXN0TWNwUmVzb3VyY2VzRXhlY0FyZ3MSEwoGc2VydmVyGAEgASgJSACIAQFCCQoHX3NlcnZlciLrAwoaTGlzdE1jcFJlc291cmNlc0V4ZWNSZXN1bHQSNAoHc3VjY2VzcxgBIAEoCzIhLmFnZW50LnYxLkxpc3RNY3BSZXNvdXJjZXNTdWNjZXNzSAASMAoFZXJyb3IYAiABKAsyHy5hZ2VudC52MS5MaXN0TWNwUmVzb3VyY2VzRXJyb3JIABI2CghyZWplY3RlZBgDIAEoCzIiLmFnZW50LnYxLkxpc3RNY3BSZXNvdXJjZXNSZWplY3RlZEgAGqICCgtNY3BSZXNvdXJjZRILCgN1cmkYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESFgoJbWltZV90eXBlGAQgASgJSAKIAQESDgoGc2VydmVyGAUgASgJElYKC2Fubm90YXRpb25zGAYgAygLMkEuYWdlbnQudjEuTGlzdE1jcFJlc291cmNlc0V4ZWNSZXN1bHQuTWNwUmVzb3VyY2UuQW5ub3RhdGlvbnNFbnRyeRoyChBBbm5vdGF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uQgwKCl9taW1lX3R5cGVCCAoGcmVzdWx0Il4KF0xpc3RNY3BSZXNvdXJjZXNTdWNjZXNzEkMKCXJlc291cmNlcxgBIAMoCzIwLmFnZW50LnYxLkxpc3RNY3BSZXNvdXJjZXNFeGVjUmVzdWx0Lk1jcFJlc291cmNlIiYKFUxpc3RNY3BSZXNvdXJjZXNFcnJvchINCgVlcnJvchgBIAEoCSIqChhMaXN0TWNwUmVzb3VyY2VzUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJIrQBChdSZWFkTWNwUmVzb3VyY2VFeGVjQXJncxIOCgZzZXJ2ZXIYASABKAkSCwoDdXJpGAIgASgJEhoKDWRvd25sb2FkX3BhdGgYAyABKAlIAIgBARIUCgx0b29sX2NhbGxfaWQYBCABKAkSOAoTc21hcnRfbW9kZV9hcHByb3ZhbBgFIAEoCzIbLmFnZW50LnYxLlNtYXJ0TW9kZUFwcHJvdmFsQhAKDl9kb3dubG9hZF9wYXRoIvoBChlSZWFkTWNwUmVzb3VyY2VFeGVjUmVzdWx0EjMKB3N1Y2Nlc3MYASABKAsyIC5hZ2VudC52MS5SZWFkTWNwUmVzb3VyY2VTdWNjZXNzSAASLwoFZXJyb3IYAiABKAsyHi5hZ2VudC52MS5SZWFkTWNwUmVzb3VyY2VFcnJvckgAEjUKCHJlamVjdGVkGAMgASgLMiEuYWdlbnQudjEuUmVhZE1jcFJlc291cmNlUmVqZWN0ZWRIABI2Cglub3RfZm91bmQYBCABKAsyIS5hZ2VudC52MS5SZWFkTWNwUmVzb3VyY2VOb3RGb3VuZEgAQggKBnJlc3VsdCKZAwoWUmVhZE1jcFJlc291cmNlU3VjY2VzcxILCgN1cmkYASABKAkSEQoEbmFtZRgCIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAKIAQESFgoJbWltZV90eXBlGAQgASgJSAOIAQESDgoEdGV4dBgFIAEoCUgAEg4KBGJsb2IYBiABKAxIABJGCgthbm5vdGF0aW9ucxgHIAMoCzIxLmFnZW50LnYxLlJlYWRNY3BSZXNvdXJjZVN1Y2Nlc3MuQW5ub3RhdGlvbnNFbnRyeRIaCg1kb3dubG9hZF9wYXRoGAggASgJSASIAQESMQoPb3V0cHV0X2xvY2F0aW9uGAkgASgLMhguYWdlbnQudjEuT3V0cHV0TG9jYXRpb24aMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB2NvbnRlbnRCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uQgwKCl9taW1lX3R5cGVCEAoOX2Rvd25sb2FkX3BhdGgiMgoUUmVhZE1jcFJlc291cmNlRXJyb3ISCwoDdXJpGAEgASgJEg0KBWVycm9yGAIgASgJIjYKF1JlYWRNY3BSZXNvdXJjZVJlamVjdGVkEgsKA3VyaRgBIAEoCRIOCgZyZWFzb24YAiABKAkiJgoXUmVhZE1jcFJlc291cmNlTm90Rm91bmQSCwoDdXJpGAEgASgJYgZwcm90bzM", [file_agent_v1_common, file_agent_v1_mcp, file_google_protobuf_struct]);
 
 /**
- * Arguments of mcp_args; also McpToolCall.args. [C #1-#5; rest S]
+ * Arguments of mcp_args; also McpToolCall.args. [C #1-#5; rest C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.McpArgs
  */
@@ -88,7 +88,7 @@ export const McpArgsSchema: GenMessage<McpArgs> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_mcp, 0);
 
 /**
- * Result of mcp_args. [C #1-#2; rest S]
+ * Result of mcp_args. [C #1-#2; rest C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.McpResult
  */
@@ -409,21 +409,21 @@ export type McpStateExecResult = Message<"agent.v1.McpStateExecResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.McpStateExecSuccess success = 1;
+     * @generated from field: agent.v1.McpStateSuccess success = 1;
      */
-    value: McpStateExecSuccess;
+    value: McpStateSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.McpStateExecError error = 2;
+     * @generated from field: agent.v1.McpStateError error = 2;
      */
-    value: McpStateExecError;
+    value: McpStateError;
     case: "error";
   } | {
     /**
-     * @generated from field: agent.v1.McpStateExecRejected rejected = 3;
+     * @generated from field: agent.v1.McpStateRejected rejected = 3;
      */
-    value: McpStateExecRejected;
+    value: McpStateRejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -438,9 +438,9 @@ export const McpStateExecResultSchema: GenMessage<McpStateExecResult> = /*@__PUR
 /**
  * The advertised servers. Later mcp_args reuse these names exactly.
  *
- * @generated from message agent.v1.McpStateExecSuccess
+ * @generated from message agent.v1.McpStateSuccess
  */
-export type McpStateExecSuccess = Message<"agent.v1.McpStateExecSuccess"> & {
+export type McpStateSuccess = Message<"agent.v1.McpStateSuccess"> & {
   /**
    * @generated from field: repeated agent.v1.McpStateServer servers = 1;
    */
@@ -448,18 +448,18 @@ export type McpStateExecSuccess = Message<"agent.v1.McpStateExecSuccess"> & {
 };
 
 /**
- * Describes the message agent.v1.McpStateExecSuccess.
- * Use `create(McpStateExecSuccessSchema)` to create a new message.
+ * Describes the message agent.v1.McpStateSuccess.
+ * Use `create(McpStateSuccessSchema)` to create a new message.
  */
-export const McpStateExecSuccessSchema: GenMessage<McpStateExecSuccess> = /*@__PURE__*/
+export const McpStateSuccessSchema: GenMessage<McpStateSuccess> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_mcp, 14);
 
 /**
  * Probe failed.
  *
- * @generated from message agent.v1.McpStateExecError
+ * @generated from message agent.v1.McpStateError
  */
-export type McpStateExecError = Message<"agent.v1.McpStateExecError"> & {
+export type McpStateError = Message<"agent.v1.McpStateError"> & {
   /**
    * @generated from field: string error = 1;
    */
@@ -467,18 +467,18 @@ export type McpStateExecError = Message<"agent.v1.McpStateExecError"> & {
 };
 
 /**
- * Describes the message agent.v1.McpStateExecError.
- * Use `create(McpStateExecErrorSchema)` to create a new message.
+ * Describes the message agent.v1.McpStateError.
+ * Use `create(McpStateErrorSchema)` to create a new message.
  */
-export const McpStateExecErrorSchema: GenMessage<McpStateExecError> = /*@__PURE__*/
+export const McpStateErrorSchema: GenMessage<McpStateError> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_mcp, 15);
 
 /**
  * Client refused the probe.
  *
- * @generated from message agent.v1.McpStateExecRejected
+ * @generated from message agent.v1.McpStateRejected
  */
-export type McpStateExecRejected = Message<"agent.v1.McpStateExecRejected"> & {
+export type McpStateRejected = Message<"agent.v1.McpStateRejected"> & {
   /**
    * @generated from field: string reason = 1;
    */
@@ -486,10 +486,10 @@ export type McpStateExecRejected = Message<"agent.v1.McpStateExecRejected"> & {
 };
 
 /**
- * Describes the message agent.v1.McpStateExecRejected.
- * Use `create(McpStateExecRejectedSchema)` to create a new message.
+ * Describes the message agent.v1.McpStateRejected.
+ * Use `create(McpStateRejectedSchema)` to create a new message.
  */
-export const McpStateExecRejectedSchema: GenMessage<McpStateExecRejected> = /*@__PURE__*/
+export const McpStateRejectedSchema: GenMessage<McpStateRejected> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_mcp, 16);
 
 /**
@@ -559,21 +559,21 @@ export type ListMcpResourcesExecResult = Message<"agent.v1.ListMcpResourcesExecR
    */
   result: {
     /**
-     * @generated from field: agent.v1.ListMcpResourcesExecSuccess success = 1;
+     * @generated from field: agent.v1.ListMcpResourcesSuccess success = 1;
      */
-    value: ListMcpResourcesExecSuccess;
+    value: ListMcpResourcesSuccess;
     case: "success";
   } | {
     /**
-     * @generated from field: agent.v1.ListMcpResourcesExecError error = 2;
+     * @generated from field: agent.v1.ListMcpResourcesError error = 2;
      */
-    value: ListMcpResourcesExecError;
+    value: ListMcpResourcesError;
     case: "error";
   } | {
     /**
-     * @generated from field: agent.v1.ListMcpResourcesExecRejected rejected = 3;
+     * @generated from field: agent.v1.ListMcpResourcesRejected rejected = 3;
      */
-    value: ListMcpResourcesExecRejected;
+    value: ListMcpResourcesRejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -586,68 +586,11 @@ export const ListMcpResourcesExecResultSchema: GenMessage<ListMcpResourcesExecRe
   messageDesc(file_agent_v1_exec_mcp, 19);
 
 /**
- * Resources found (a minimal client answers with none).
- *
- * @generated from message agent.v1.ListMcpResourcesExecSuccess
- */
-export type ListMcpResourcesExecSuccess = Message<"agent.v1.ListMcpResourcesExecSuccess"> & {
-  /**
-   * @generated from field: repeated agent.v1.McpResource resources = 1;
-   */
-  resources: McpResource[];
-};
-
-/**
- * Describes the message agent.v1.ListMcpResourcesExecSuccess.
- * Use `create(ListMcpResourcesExecSuccessSchema)` to create a new message.
- */
-export const ListMcpResourcesExecSuccessSchema: GenMessage<ListMcpResourcesExecSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 20);
-
-/**
- * Listing failed.
- *
- * @generated from message agent.v1.ListMcpResourcesExecError
- */
-export type ListMcpResourcesExecError = Message<"agent.v1.ListMcpResourcesExecError"> & {
-  /**
-   * @generated from field: string error = 1;
-   */
-  error: string;
-};
-
-/**
- * Describes the message agent.v1.ListMcpResourcesExecError.
- * Use `create(ListMcpResourcesExecErrorSchema)` to create a new message.
- */
-export const ListMcpResourcesExecErrorSchema: GenMessage<ListMcpResourcesExecError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 21);
-
-/**
- * Client refused the listing.
- *
- * @generated from message agent.v1.ListMcpResourcesExecRejected
- */
-export type ListMcpResourcesExecRejected = Message<"agent.v1.ListMcpResourcesExecRejected"> & {
-  /**
-   * @generated from field: string reason = 1;
-   */
-  reason: string;
-};
-
-/**
- * Describes the message agent.v1.ListMcpResourcesExecRejected.
- * Use `create(ListMcpResourcesExecRejectedSchema)` to create a new message.
- */
-export const ListMcpResourcesExecRejectedSchema: GenMessage<ListMcpResourcesExecRejected> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 22);
-
-/**
  * One MCP resource. [C]
  *
- * @generated from message agent.v1.McpResource
+ * @generated from message agent.v1.ListMcpResourcesExecResult.McpResource
  */
-export type McpResource = Message<"agent.v1.McpResource"> & {
+export type ListMcpResourcesExecResult_McpResource = Message<"agent.v1.ListMcpResourcesExecResult.McpResource"> & {
   /**
    * @generated from field: string uri = 1;
    */
@@ -680,11 +623,68 @@ export type McpResource = Message<"agent.v1.McpResource"> & {
 };
 
 /**
- * Describes the message agent.v1.McpResource.
- * Use `create(McpResourceSchema)` to create a new message.
+ * Describes the message agent.v1.ListMcpResourcesExecResult.McpResource.
+ * Use `create(ListMcpResourcesExecResult_McpResourceSchema)` to create a new message.
  */
-export const McpResourceSchema: GenMessage<McpResource> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 23);
+export const ListMcpResourcesExecResult_McpResourceSchema: GenMessage<ListMcpResourcesExecResult_McpResource> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_mcp, 19, 0);
+
+/**
+ * Resources found (a minimal client answers with none).
+ *
+ * @generated from message agent.v1.ListMcpResourcesSuccess
+ */
+export type ListMcpResourcesSuccess = Message<"agent.v1.ListMcpResourcesSuccess"> & {
+  /**
+   * @generated from field: repeated agent.v1.ListMcpResourcesExecResult.McpResource resources = 1;
+   */
+  resources: ListMcpResourcesExecResult_McpResource[];
+};
+
+/**
+ * Describes the message agent.v1.ListMcpResourcesSuccess.
+ * Use `create(ListMcpResourcesSuccessSchema)` to create a new message.
+ */
+export const ListMcpResourcesSuccessSchema: GenMessage<ListMcpResourcesSuccess> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_mcp, 20);
+
+/**
+ * Listing failed.
+ *
+ * @generated from message agent.v1.ListMcpResourcesError
+ */
+export type ListMcpResourcesError = Message<"agent.v1.ListMcpResourcesError"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message agent.v1.ListMcpResourcesError.
+ * Use `create(ListMcpResourcesErrorSchema)` to create a new message.
+ */
+export const ListMcpResourcesErrorSchema: GenMessage<ListMcpResourcesError> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_mcp, 21);
+
+/**
+ * Client refused the listing.
+ *
+ * @generated from message agent.v1.ListMcpResourcesRejected
+ */
+export type ListMcpResourcesRejected = Message<"agent.v1.ListMcpResourcesRejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.ListMcpResourcesRejected.
+ * Use `create(ListMcpResourcesRejectedSchema)` to create a new message.
+ */
+export const ListMcpResourcesRejectedSchema: GenMessage<ListMcpResourcesRejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_exec_mcp, 22);
 
 /**
  * Arguments of read_mcp_resource_exec_args. [C]
@@ -723,7 +723,7 @@ export type ReadMcpResourceExecArgs = Message<"agent.v1.ReadMcpResourceExecArgs"
  * Use `create(ReadMcpResourceExecArgsSchema)` to create a new message.
  */
 export const ReadMcpResourceExecArgsSchema: GenMessage<ReadMcpResourceExecArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 24);
+  messageDesc(file_agent_v1_exec_mcp, 23);
 
 /**
  * Result of read_mcp_resource_exec_args. [C]
@@ -766,7 +766,7 @@ export type ReadMcpResourceExecResult = Message<"agent.v1.ReadMcpResourceExecRes
  * Use `create(ReadMcpResourceExecResultSchema)` to create a new message.
  */
 export const ReadMcpResourceExecResultSchema: GenMessage<ReadMcpResourceExecResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 25);
+  messageDesc(file_agent_v1_exec_mcp, 24);
 
 /**
  * Resource content.
@@ -780,19 +780,19 @@ export type ReadMcpResourceSuccess = Message<"agent.v1.ReadMcpResourceSuccess"> 
   uri: string;
 
   /**
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
-   * @generated from field: string description = 3;
+   * @generated from field: optional string description = 3;
    */
-  description: string;
+  description?: string | undefined;
 
   /**
-   * @generated from field: string mime_type = 4;
+   * @generated from field: optional string mime_type = 4;
    */
-  mimeType: string;
+  mimeType?: string | undefined;
 
   /**
    * @generated from oneof agent.v1.ReadMcpResourceSuccess.content
@@ -832,7 +832,7 @@ export type ReadMcpResourceSuccess = Message<"agent.v1.ReadMcpResourceSuccess"> 
  * Use `create(ReadMcpResourceSuccessSchema)` to create a new message.
  */
 export const ReadMcpResourceSuccessSchema: GenMessage<ReadMcpResourceSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 26);
+  messageDesc(file_agent_v1_exec_mcp, 25);
 
 /**
  * Read failed.
@@ -856,7 +856,7 @@ export type ReadMcpResourceError = Message<"agent.v1.ReadMcpResourceError"> & {
  * Use `create(ReadMcpResourceErrorSchema)` to create a new message.
  */
 export const ReadMcpResourceErrorSchema: GenMessage<ReadMcpResourceError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 27);
+  messageDesc(file_agent_v1_exec_mcp, 26);
 
 /**
  * Client refused the read.
@@ -880,7 +880,7 @@ export type ReadMcpResourceRejected = Message<"agent.v1.ReadMcpResourceRejected"
  * Use `create(ReadMcpResourceRejectedSchema)` to create a new message.
  */
 export const ReadMcpResourceRejectedSchema: GenMessage<ReadMcpResourceRejected> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 28);
+  messageDesc(file_agent_v1_exec_mcp, 27);
 
 /**
  * No such resource.
@@ -899,5 +899,5 @@ export type ReadMcpResourceNotFound = Message<"agent.v1.ReadMcpResourceNotFound"
  * Use `create(ReadMcpResourceNotFoundSchema)` to create a new message.
  */
 export const ReadMcpResourceNotFoundSchema: GenMessage<ReadMcpResourceNotFound> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_mcp, 29);
+  messageDesc(file_agent_v1_exec_mcp, 28);
 

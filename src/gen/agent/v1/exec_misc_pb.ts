@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/exec_misc.proto.
  */
 export const file_agent_v1_exec_misc: GenFile = /*@__PURE__*/
-  fileDesc("ChhhZ2VudC92MS9leGVjX21pc2MucHJvdG8SCGFnZW50LnYxIhIKEFJlY29yZFNjcmVlbkFyZ3MiFAoSUmVjb3JkU2NyZWVuUmVzdWx0IhEKD0NvbXB1dGVyVXNlQXJncyITChFDb21wdXRlclVzZVJlc3VsdCIVChNXcml0ZVNoZWxsU3RkaW5BcmdzIhcKFVdyaXRlU2hlbGxTdGRpblJlc3VsdCIRCg9FeGVjdXRlSG9va0FyZ3MiEwoRRXhlY3V0ZUhvb2tSZXN1bHQiGgoYRm9yY2VCYWNrZ3JvdW5kU2hlbGxBcmdzIhwKGkZvcmNlQmFja2dyb3VuZFNoZWxsUmVzdWx0IhkKF1NtYXJ0TW9kZUNsYXNzaWZpZXJBcmdzIhsKGVNtYXJ0TW9kZUNsYXNzaWZpZXJSZXN1bHQiFwoVQ2FudmFzRGlhZ25vc3RpY3NBcmdzIhkKF0NhbnZhc0RpYWdub3N0aWNzUmVzdWx0IhwKGlNoZWxsQWxsb3dsaXN0UHJlY2hlY2tBcmdzIh4KHFNoZWxsQWxsb3dsaXN0UHJlY2hlY2tSZXN1bHQiGgoYTWNwQWxsb3dsaXN0UHJlY2hlY2tBcmdzIhwKGk1jcEFsbG93bGlzdFByZWNoZWNrUmVzdWx0Ih8KHVdlYkZldGNoQWxsb3dsaXN0UHJlY2hlY2tBcmdzIiEKH1dlYkZldGNoQWxsb3dsaXN0UHJlY2hlY2tSZXN1bHQiEAoOR2l0RGlmZlJlcXVlc3QiEQoPR2l0RGlmZlJlc3BvbnNlIhgKFkNvbnZlcnNhdGlvblNlYXJjaEFyZ3MiGgoYQ29udmVyc2F0aW9uU2VhcmNoUmVzdWx0IhgKFkFnZW50U3RvcmVDb25mbGljdEFyZ3MiGgoYQWdlbnRTdG9yZUNvbmZsaWN0UmVzdWx0IgsKCUFkb3B0QXJnc2IGcHJvdG8z");
+  fileDesc("ChhhZ2VudC92MS9leGVjX21pc2MucHJvdG8SCGFnZW50LnYxIhIKEFJlY29yZFNjcmVlbkFyZ3MiFAoSUmVjb3JkU2NyZWVuUmVzdWx0IhEKD0NvbXB1dGVyVXNlQXJncyITChFDb21wdXRlclVzZVJlc3VsdCIVChNXcml0ZVNoZWxsU3RkaW5BcmdzIhcKFVdyaXRlU2hlbGxTdGRpblJlc3VsdCIRCg9FeGVjdXRlSG9va0FyZ3MiEwoRRXhlY3V0ZUhvb2tSZXN1bHQiGgoYRm9yY2VCYWNrZ3JvdW5kU2hlbGxBcmdzIhwKGkZvcmNlQmFja2dyb3VuZFNoZWxsUmVzdWx0IhkKF1NtYXJ0TW9kZUNsYXNzaWZpZXJBcmdzIhsKGVNtYXJ0TW9kZUNsYXNzaWZpZXJSZXN1bHQiFwoVQ2FudmFzRGlhZ25vc3RpY3NBcmdzIhkKF0NhbnZhc0RpYWdub3N0aWNzUmVzdWx0IhwKGlNoZWxsQWxsb3dsaXN0UHJlY2hlY2tBcmdzIh4KHFNoZWxsQWxsb3dsaXN0UHJlY2hlY2tSZXN1bHQiGgoYTWNwQWxsb3dsaXN0UHJlY2hlY2tBcmdzIhwKGk1jcEFsbG93bGlzdFByZWNoZWNrUmVzdWx0Ih8KHVdlYkZldGNoQWxsb3dsaXN0UHJlY2hlY2tBcmdzIiEKH1dlYkZldGNoQWxsb3dsaXN0UHJlY2hlY2tSZXN1bHQiGAoWQ29udmVyc2F0aW9uU2VhcmNoQXJncyIaChhDb252ZXJzYXRpb25TZWFyY2hSZXN1bHQiGAoWQWdlbnRTdG9yZUNvbmZsaWN0QXJncyIaChhBZ2VudFN0b3JlQ29uZmxpY3RSZXN1bHQiCwoJQWRvcHRBcmdzYgZwcm90bzM");
 
 /**
  * record_screen_args (#21).
@@ -319,36 +319,6 @@ export const WebFetchAllowlistPrecheckResultSchema: GenMessage<WebFetchAllowlist
   messageDesc(file_agent_v1_exec_misc, 19);
 
 /**
- * git_diff_request (#44).
- *
- * @generated from message agent.v1.GitDiffRequest
- */
-export type GitDiffRequest = Message<"agent.v1.GitDiffRequest"> & {
-};
-
-/**
- * Describes the message agent.v1.GitDiffRequest.
- * Use `create(GitDiffRequestSchema)` to create a new message.
- */
-export const GitDiffRequestSchema: GenMessage<GitDiffRequest> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 20);
-
-/**
- * git_diff_response (#44).
- *
- * @generated from message agent.v1.GitDiffResponse
- */
-export type GitDiffResponse = Message<"agent.v1.GitDiffResponse"> & {
-};
-
-/**
- * Describes the message agent.v1.GitDiffResponse.
- * Use `create(GitDiffResponseSchema)` to create a new message.
- */
-export const GitDiffResponseSchema: GenMessage<GitDiffResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 21);
-
-/**
  * conversation_search_args (#53).
  *
  * @generated from message agent.v1.ConversationSearchArgs
@@ -361,7 +331,7 @@ export type ConversationSearchArgs = Message<"agent.v1.ConversationSearchArgs"> 
  * Use `create(ConversationSearchArgsSchema)` to create a new message.
  */
 export const ConversationSearchArgsSchema: GenMessage<ConversationSearchArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 22);
+  messageDesc(file_agent_v1_exec_misc, 20);
 
 /**
  * conversation_search_result (#53).
@@ -376,7 +346,7 @@ export type ConversationSearchResult = Message<"agent.v1.ConversationSearchResul
  * Use `create(ConversationSearchResultSchema)` to create a new message.
  */
 export const ConversationSearchResultSchema: GenMessage<ConversationSearchResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 23);
+  messageDesc(file_agent_v1_exec_misc, 21);
 
 /**
  * agent_store_conflict_args (#54).
@@ -391,7 +361,7 @@ export type AgentStoreConflictArgs = Message<"agent.v1.AgentStoreConflictArgs"> 
  * Use `create(AgentStoreConflictArgsSchema)` to create a new message.
  */
 export const AgentStoreConflictArgsSchema: GenMessage<AgentStoreConflictArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 24);
+  messageDesc(file_agent_v1_exec_misc, 22);
 
 /**
  * agent_store_conflict_result (#54).
@@ -406,7 +376,7 @@ export type AgentStoreConflictResult = Message<"agent.v1.AgentStoreConflictResul
  * Use `create(AgentStoreConflictResultSchema)` to create a new message.
  */
 export const AgentStoreConflictResultSchema: GenMessage<AgentStoreConflictResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 25);
+  messageDesc(file_agent_v1_exec_misc, 23);
 
 /**
  * adopt_args (#56). The result number is unknown. [S]
@@ -421,5 +391,5 @@ export type AdoptArgs = Message<"agent.v1.AdoptArgs"> & {
  * Use `create(AdoptArgsSchema)` to create a new message.
  */
 export const AdoptArgsSchema: GenMessage<AdoptArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_exec_misc, 26);
+  messageDesc(file_agent_v1_exec_misc, 24);
 

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/exec_shell.proto.
  */
 export const file_agent_v1_exec_shell: GenFile = /*@__PURE__*/
-  fileDesc("ChlhZ2VudC92MS9leGVjX3NoZWxsLnByb3RvEghhZ2VudC52MSLWBAoJU2hlbGxBcmdzEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSDwoHdGltZW91dBgDIAEoBRIUCgx0b29sX2NhbGxfaWQYBCABKAkSGgoSaGFzX2lucHV0X3JlZGlyZWN0GAYgASgIEhsKE2hhc19vdXRwdXRfcmVkaXJlY3QYByABKAgSOQoYcmVxdWVzdGVkX3NhbmRib3hfcG9saWN5GAkgASgLMhcuYWdlbnQudjEuU2FuZGJveFBvbGljeRIoChtmaWxlX291dHB1dF90aHJlc2hvbGRfYnl0ZXMYCiABKARIAIgBARIVCg1pc19iYWNrZ3JvdW5kGAsgASgIEhUKDXNraXBfYXBwcm92YWwYDCABKAgSMwoQdGltZW91dF9iZWhhdmlvchgNIAEoDjIZLmFnZW50LnYxLlRpbWVvdXRCZWhhdmlvchIZCgxoYXJkX3RpbWVvdXQYDiABKAVIAYgBARIYCgtkZXNjcmlwdGlvbhgPIAEoCUgCiAEBEhMKC2Nsb3NlX3N0ZGluGBEgASgIEjgKE3NtYXJ0X21vZGVfYXBwcm92YWwYEyABKAsyGy5hZ2VudC52MS5TbWFydE1vZGVBcHByb3ZhbBIcCg9jb252ZXJzYXRpb25faWQYFSABKAlIA4gBAUIeChxfZmlsZV9vdXRwdXRfdGhyZXNob2xkX2J5dGVzQg8KDV9oYXJkX3RpbWVvdXRCDgoMX2Rlc2NyaXB0aW9uQhIKEF9jb252ZXJzYXRpb25faWQirAMKC1NoZWxsU3RyZWFtEi0KBnN0ZG91dBgBIAEoCzIbLmFnZW50LnYxLlNoZWxsU3RyZWFtU3Rkb3V0SAASLQoGc3RkZXJyGAIgASgLMhsuYWdlbnQudjEuU2hlbGxTdHJlYW1TdGRlcnJIABIpCgRleGl0GAMgASgLMhkuYWdlbnQudjEuU2hlbGxTdHJlYW1FeGl0SAASKwoFc3RhcnQYBCABKAsyGi5hZ2VudC52MS5TaGVsbFN0cmVhbVN0YXJ0SAASKwoIcmVqZWN0ZWQYBSABKAsyFy5hZ2VudC52MS5TaGVsbFJlamVjdGVkSAASPAoRcGVybWlzc2lvbl9kZW5pZWQYBiABKAsyHy5hZ2VudC52MS5TaGVsbFBlcm1pc3Npb25EZW5pZWRIABI5CgxiYWNrZ3JvdW5kZWQYByABKAsyIS5hZ2VudC52MS5TaGVsbFN0cmVhbUJhY2tncm91bmRlZEgAEjgKDGhvb2tfY29udGV4dBgIIAEoCzIgLmFnZW50LnYxLlNoZWxsU3RyZWFtSG9va0NvbnRleHRIAEIHCgVldmVudCIhChFTaGVsbFN0cmVhbVN0ZG91dBIMCgRkYXRhGAEgASgJIiEKEVNoZWxsU3RyZWFtU3RkZXJyEgwKBGRhdGEYASABKAki+gEKD1NoZWxsU3RyZWFtRXhpdBIMCgRjb2RlGAEgASgNEgsKA2N3ZBgCIAEoCRIxCg9vdXRwdXRfbG9jYXRpb24YAyABKAsyGC5hZ2VudC52MS5PdXRwdXRMb2NhdGlvbhIPCgdhYm9ydGVkGAQgASgIEjUKDGFib3J0X3JlYXNvbhgFIAEoDjIaLmFnZW50LnYxLlNoZWxsQWJvcnRSZWFzb25IAIgBARIkChdsb2NhbF9leGVjdXRpb25fdGltZV9tcxgGIAEoBUgBiAEBQg8KDV9hYm9ydF9yZWFzb25CGgoYX2xvY2FsX2V4ZWN1dGlvbl90aW1lX21zIkMKEFNoZWxsU3RyZWFtU3RhcnQSLwoOc2FuZGJveF9wb2xpY3kYASABKAsyFy5hZ2VudC52MS5TYW5kYm94UG9saWN5ItoBChdTaGVsbFN0cmVhbUJhY2tncm91bmRlZBIQCghzaGVsbF9pZBgBIAEoDRIPCgdjb21tYW5kGAIgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAMgASgJEhAKA3BpZBgEIAEoDUgAiAEBEhcKCm1zX3RvX3dhaXQYBSABKAVIAYgBARI0CgZyZWFzb24YBiABKA4yHy5hZ2VudC52MS5TaGVsbEJhY2tncm91bmRSZWFzb25IAogBAUIGCgRfcGlkQg0KC19tc190b193YWl0QgkKB19yZWFzb24iWwoWU2hlbGxTdHJlYW1Ib29rQ29udGV4dBJBChhob29rX2FkZGl0aW9uYWxfY29udGV4dHMYASADKAsyHy5hZ2VudC52MS5Ib29rQWRkaXRpb25hbENvbnRleHQiYAoNU2hlbGxSZWplY3RlZBIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEg4KBnJlYXNvbhgDIAEoCRITCgtpc19yZWFkb25seRgEIAEoCCJnChVTaGVsbFBlcm1pc3Npb25EZW5pZWQSDwoHY29tbWFuZBgBIAEoCRIZChF3b3JraW5nX2RpcmVjdG9yeRgCIAEoCRINCgVlcnJvchgDIAEoCRITCgtpc19yZWFkb25seRgEIAEoCCLiAwoLU2hlbGxSZXN1bHQSKQoHc3VjY2VzcxgBIAEoCzIWLmFnZW50LnYxLlNoZWxsU3VjY2Vzc0gAEikKB2ZhaWx1cmUYAiABKAsyFi5hZ2VudC52MS5TaGVsbEZhaWx1cmVIABIpCgd0aW1lb3V0GAMgASgLMhYuYWdlbnQudjEuU2hlbGxUaW1lb3V0SAASKwoIcmVqZWN0ZWQYBCABKAsyFy5hZ2VudC52MS5TaGVsbFJlamVjdGVkSAASMAoLc3Bhd25fZXJyb3IYBSABKAsyGS5hZ2VudC52MS5TaGVsbFNwYXduRXJyb3JIABI8ChFwZXJtaXNzaW9uX2RlbmllZBgHIAEoCzIfLmFnZW50LnYxLlNoZWxsUGVybWlzc2lvbkRlbmllZEgAEi8KDnNhbmRib3hfcG9saWN5GGUgASgLMhcuYWdlbnQudjEuU2FuZGJveFBvbGljeRIaCg1pc19iYWNrZ3JvdW5kGGYgASgISAGIAQESHQoQdGVybWluYWxzX2ZvbGRlchhnIAEoCUgCiAEBEhAKA3BpZBhoIAEoDUgDiAEBQggKBnJlc3VsdEIQCg5faXNfYmFja2dyb3VuZEITChFfdGVybWluYWxzX2ZvbGRlckIGCgRfcGlkIu8ECgxTaGVsbFN1Y2Nlc3MSDwoHY29tbWFuZBgBIAEoCRIZChF3b3JraW5nX2RpcmVjdG9yeRgCIAEoCRIRCglleGl0X2NvZGUYAyABKAUSDgoGc3Rkb3V0GAUgASgJEg4KBnN0ZGVychgGIAEoCRIWCg5leGVjdXRpb25fdGltZRgHIAEoBRIxCg9vdXRwdXRfbG9jYXRpb24YCCABKAsyGC5hZ2VudC52MS5PdXRwdXRMb2NhdGlvbhIVCghzaGVsbF9pZBgJIAEoDUgAiAEBEh8KEmludGVybGVhdmVkX291dHB1dBgKIAEoCUgBiAEBEhAKA3BpZBgLIAEoDUgCiAEBEhcKCm1zX3RvX3dhaXQYDCABKAVIA4gBARIkChdsb2NhbF9leGVjdXRpb25fdGltZV9tcxgNIAEoBUgEiAEBEj8KEWJhY2tncm91bmRfcmVhc29uGA4gASgOMh8uYWdlbnQudjEuU2hlbGxCYWNrZ3JvdW5kUmVhc29uSAWIAQESGAoLb3V0cHV0X2hlYWQYDyABKAlIBogBARIYCgtvdXRwdXRfdGFpbBgQIAEoCUgHiAEBEhkKDGVsaWRlZF9jaGFycxgRIAEoBUgIiAEBQgsKCV9zaGVsbF9pZEIVChNfaW50ZXJsZWF2ZWRfb3V0cHV0QgYKBF9waWRCDQoLX21zX3RvX3dhaXRCGgoYX2xvY2FsX2V4ZWN1dGlvbl90aW1lX21zQhQKEl9iYWNrZ3JvdW5kX3JlYXNvbkIOCgxfb3V0cHV0X2hlYWRCDgoMX291dHB1dF90YWlsQg8KDV9lbGlkZWRfY2hhcnMiiwQKDFNoZWxsRmFpbHVyZRIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEhEKCWV4aXRfY29kZRgDIAEoBRIOCgZzdGRvdXQYBSABKAkSDgoGc3RkZXJyGAYgASgJEhYKDmV4ZWN1dGlvbl90aW1lGAcgASgFEjEKD291dHB1dF9sb2NhdGlvbhgIIAEoCzIYLmFnZW50LnYxLk91dHB1dExvY2F0aW9uEh8KEmludGVybGVhdmVkX291dHB1dBgJIAEoCUgAiAEBEjUKDGFib3J0X3JlYXNvbhgKIAEoDjIaLmFnZW50LnYxLlNoZWxsQWJvcnRSZWFzb25IAYgBARIPCgdhYm9ydGVkGAsgASgIEiQKF2xvY2FsX2V4ZWN1dGlvbl90aW1lX21zGAwgASgFSAKIAQESGAoLb3V0cHV0X2hlYWQYDSABKAlIA4gBARIYCgtvdXRwdXRfdGFpbBgOIAEoCUgEiAEBEhkKDGVsaWRlZF9jaGFycxgPIAEoBUgFiAEBQhUKE19pbnRlcmxlYXZlZF9vdXRwdXRCDwoNX2Fib3J0X3JlYXNvbkIaChhfbG9jYWxfZXhlY3V0aW9uX3RpbWVfbXNCDgoMX291dHB1dF9oZWFkQg4KDF9vdXRwdXRfdGFpbEIPCg1fZWxpZGVkX2NoYXJzIk4KDFNoZWxsVGltZW91dBIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEhIKCnRpbWVvdXRfbXMYAyABKAUiTAoPU2hlbGxTcGF3bkVycm9yEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSDQoFZXJyb3IYAyABKAkidQoYQmFja2dyb3VuZFNoZWxsU3Bhd25BcmdzEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSFAoMdG9vbF9jYWxsX2lkGAMgASgJEhcKD2NvbnZlcnNhdGlvbl9pZBgNIAEoCSKBAgoaQmFja2dyb3VuZFNoZWxsU3Bhd25SZXN1bHQSOAoHc3VjY2VzcxgBIAEoCzIlLmFnZW50LnYxLkJhY2tncm91bmRTaGVsbFNwYXduU3VjY2Vzc0gAEjQKBWVycm9yGAIgASgLMiMuYWdlbnQudjEuQmFja2dyb3VuZFNoZWxsU3Bhd25FcnJvckgAEisKCHJlamVjdGVkGAMgASgLMhcuYWdlbnQudjEuU2hlbGxSZWplY3RlZEgAEjwKEXBlcm1pc3Npb25fZGVuaWVkGAQgASgLMh8uYWdlbnQudjEuU2hlbGxQZXJtaXNzaW9uRGVuaWVkSABCCAoGcmVzdWx0ImgKG0JhY2tncm91bmRTaGVsbFNwYXduU3VjY2VzcxIQCghzaGVsbF9pZBgBIAEoDRIPCgdjb21tYW5kGAIgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAMgASgJEgsKA3BpZBgEIAEoDSJWChlCYWNrZ3JvdW5kU2hlbGxTcGF3bkVycm9yEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSDQoFZXJyb3IYAyABKAkiHwoMU2hlbGxDb21tYW5kEg8KB2NvbW1hbmQYASABKAkiQAoLU2hlbGxPdXRwdXQSDgoGc3Rkb3V0GAEgASgJEg4KBnN0ZGVychgCIAEoCRIRCglleGl0X2NvZGUYAyABKAUqcQoPVGltZW91dEJlaGF2aW9yEiAKHFRJTUVPVVRfQkVIQVZJT1JfVU5TUEVDSUZJRUQQABIbChdUSU1FT1VUX0JFSEFWSU9SX0NBTkNFTBABEh8KG1RJTUVPVVRfQkVIQVZJT1JfQkFDS0dST1VORBACKnkKEFNoZWxsQWJvcnRSZWFzb24SIgoeU0hFTExfQUJPUlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASIQodU0hFTExfQUJPUlRfUkVBU09OX1VTRVJfQUJPUlQQARIeChpTSEVMTF9BQk9SVF9SRUFTT05fVElNRU9VVBACKo8BChVTaGVsbEJhY2tncm91bmRSZWFzb24SJwojU0hFTExfQkFDS0dST1VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIjCh9TSEVMTF9CQUNLR1JPVU5EX1JFQVNPTl9USU1FT1VUEAESKAokU0hFTExfQkFDS0dST1VORF9SRUFTT05fVVNFUl9SRVFVRVNUEAJiBnByb3RvMw", [file_agent_v1_common]);
+  fileDesc("ChlhZ2VudC92MS9leGVjX3NoZWxsLnByb3RvEghhZ2VudC52MSLWBAoJU2hlbGxBcmdzEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSDwoHdGltZW91dBgDIAEoBRIUCgx0b29sX2NhbGxfaWQYBCABKAkSGgoSaGFzX2lucHV0X3JlZGlyZWN0GAYgASgIEhsKE2hhc19vdXRwdXRfcmVkaXJlY3QYByABKAgSOQoYcmVxdWVzdGVkX3NhbmRib3hfcG9saWN5GAkgASgLMhcuYWdlbnQudjEuU2FuZGJveFBvbGljeRIoChtmaWxlX291dHB1dF90aHJlc2hvbGRfYnl0ZXMYCiABKARIAIgBARIVCg1pc19iYWNrZ3JvdW5kGAsgASgIEhUKDXNraXBfYXBwcm92YWwYDCABKAgSMwoQdGltZW91dF9iZWhhdmlvchgNIAEoDjIZLmFnZW50LnYxLlRpbWVvdXRCZWhhdmlvchIZCgxoYXJkX3RpbWVvdXQYDiABKAVIAYgBARIYCgtkZXNjcmlwdGlvbhgPIAEoCUgCiAEBEhMKC2Nsb3NlX3N0ZGluGBEgASgIEjgKE3NtYXJ0X21vZGVfYXBwcm92YWwYEyABKAsyGy5hZ2VudC52MS5TbWFydE1vZGVBcHByb3ZhbBIcCg9jb252ZXJzYXRpb25faWQYFSABKAlIA4gBAUIeChxfZmlsZV9vdXRwdXRfdGhyZXNob2xkX2J5dGVzQg8KDV9oYXJkX3RpbWVvdXRCDgoMX2Rlc2NyaXB0aW9uQhIKEF9jb252ZXJzYXRpb25faWQirAMKC1NoZWxsU3RyZWFtEi0KBnN0ZG91dBgBIAEoCzIbLmFnZW50LnYxLlNoZWxsU3RyZWFtU3Rkb3V0SAASLQoGc3RkZXJyGAIgASgLMhsuYWdlbnQudjEuU2hlbGxTdHJlYW1TdGRlcnJIABIpCgRleGl0GAMgASgLMhkuYWdlbnQudjEuU2hlbGxTdHJlYW1FeGl0SAASKwoFc3RhcnQYBCABKAsyGi5hZ2VudC52MS5TaGVsbFN0cmVhbVN0YXJ0SAASKwoIcmVqZWN0ZWQYBSABKAsyFy5hZ2VudC52MS5TaGVsbFJlamVjdGVkSAASPAoRcGVybWlzc2lvbl9kZW5pZWQYBiABKAsyHy5hZ2VudC52MS5TaGVsbFBlcm1pc3Npb25EZW5pZWRIABI5CgxiYWNrZ3JvdW5kZWQYByABKAsyIS5hZ2VudC52MS5TaGVsbFN0cmVhbUJhY2tncm91bmRlZEgAEjgKDGhvb2tfY29udGV4dBgIIAEoCzIgLmFnZW50LnYxLlNoZWxsU3RyZWFtSG9va0NvbnRleHRIAEIHCgVldmVudCIhChFTaGVsbFN0cmVhbVN0ZG91dBIMCgRkYXRhGAEgASgJIiEKEVNoZWxsU3RyZWFtU3RkZXJyEgwKBGRhdGEYASABKAki+gEKD1NoZWxsU3RyZWFtRXhpdBIMCgRjb2RlGAEgASgNEgsKA2N3ZBgCIAEoCRIxCg9vdXRwdXRfbG9jYXRpb24YAyABKAsyGC5hZ2VudC52MS5PdXRwdXRMb2NhdGlvbhIPCgdhYm9ydGVkGAQgASgIEjUKDGFib3J0X3JlYXNvbhgFIAEoDjIaLmFnZW50LnYxLlNoZWxsQWJvcnRSZWFzb25IAIgBARIkChdsb2NhbF9leGVjdXRpb25fdGltZV9tcxgGIAEoBUgBiAEBQg8KDV9hYm9ydF9yZWFzb25CGgoYX2xvY2FsX2V4ZWN1dGlvbl90aW1lX21zIkMKEFNoZWxsU3RyZWFtU3RhcnQSLwoOc2FuZGJveF9wb2xpY3kYASABKAsyFy5hZ2VudC52MS5TYW5kYm94UG9saWN5ItoBChdTaGVsbFN0cmVhbUJhY2tncm91bmRlZBIQCghzaGVsbF9pZBgBIAEoDRIPCgdjb21tYW5kGAIgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAMgASgJEhAKA3BpZBgEIAEoDUgAiAEBEhcKCm1zX3RvX3dhaXQYBSABKAVIAYgBARI0CgZyZWFzb24YBiABKA4yHy5hZ2VudC52MS5TaGVsbEJhY2tncm91bmRSZWFzb25IAogBAUIGCgRfcGlkQg0KC19tc190b193YWl0QgkKB19yZWFzb24iWwoWU2hlbGxTdHJlYW1Ib29rQ29udGV4dBJBChhob29rX2FkZGl0aW9uYWxfY29udGV4dHMYASADKAsyHy5hZ2VudC52MS5Ib29rQWRkaXRpb25hbENvbnRleHQiYAoNU2hlbGxSZWplY3RlZBIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEg4KBnJlYXNvbhgDIAEoCRITCgtpc19yZWFkb25seRgEIAEoCCJnChVTaGVsbFBlcm1pc3Npb25EZW5pZWQSDwoHY29tbWFuZBgBIAEoCRIZChF3b3JraW5nX2RpcmVjdG9yeRgCIAEoCRINCgVlcnJvchgDIAEoCRITCgtpc19yZWFkb25seRgEIAEoCCLiAwoLU2hlbGxSZXN1bHQSKQoHc3VjY2VzcxgBIAEoCzIWLmFnZW50LnYxLlNoZWxsU3VjY2Vzc0gAEikKB2ZhaWx1cmUYAiABKAsyFi5hZ2VudC52MS5TaGVsbEZhaWx1cmVIABIpCgd0aW1lb3V0GAMgASgLMhYuYWdlbnQudjEuU2hlbGxUaW1lb3V0SAASKwoIcmVqZWN0ZWQYBCABKAsyFy5hZ2VudC52MS5TaGVsbFJlamVjdGVkSAASMAoLc3Bhd25fZXJyb3IYBSABKAsyGS5hZ2VudC52MS5TaGVsbFNwYXduRXJyb3JIABI8ChFwZXJtaXNzaW9uX2RlbmllZBgHIAEoCzIfLmFnZW50LnYxLlNoZWxsUGVybWlzc2lvbkRlbmllZEgAEi8KDnNhbmRib3hfcG9saWN5GGUgASgLMhcuYWdlbnQudjEuU2FuZGJveFBvbGljeRIaCg1pc19iYWNrZ3JvdW5kGGYgASgISAGIAQESHQoQdGVybWluYWxzX2ZvbGRlchhnIAEoCUgCiAEBEhAKA3BpZBhoIAEoDUgDiAEBQggKBnJlc3VsdEIQCg5faXNfYmFja2dyb3VuZEITChFfdGVybWluYWxzX2ZvbGRlckIGCgRfcGlkIu8ECgxTaGVsbFN1Y2Nlc3MSDwoHY29tbWFuZBgBIAEoCRIZChF3b3JraW5nX2RpcmVjdG9yeRgCIAEoCRIRCglleGl0X2NvZGUYAyABKAUSDgoGc3Rkb3V0GAUgASgJEg4KBnN0ZGVychgGIAEoCRIWCg5leGVjdXRpb25fdGltZRgHIAEoBRIxCg9vdXRwdXRfbG9jYXRpb24YCCABKAsyGC5hZ2VudC52MS5PdXRwdXRMb2NhdGlvbhIVCghzaGVsbF9pZBgJIAEoDUgAiAEBEh8KEmludGVybGVhdmVkX291dHB1dBgKIAEoCUgBiAEBEhAKA3BpZBgLIAEoDUgCiAEBEhcKCm1zX3RvX3dhaXQYDCABKAVIA4gBARIkChdsb2NhbF9leGVjdXRpb25fdGltZV9tcxgNIAEoBUgEiAEBEj8KEWJhY2tncm91bmRfcmVhc29uGA4gASgOMh8uYWdlbnQudjEuU2hlbGxCYWNrZ3JvdW5kUmVhc29uSAWIAQESGAoLb3V0cHV0X2hlYWQYDyABKAlIBogBARIYCgtvdXRwdXRfdGFpbBgQIAEoCUgHiAEBEhkKDGVsaWRlZF9jaGFycxgRIAEoDUgIiAEBQgsKCV9zaGVsbF9pZEIVChNfaW50ZXJsZWF2ZWRfb3V0cHV0QgYKBF9waWRCDQoLX21zX3RvX3dhaXRCGgoYX2xvY2FsX2V4ZWN1dGlvbl90aW1lX21zQhQKEl9iYWNrZ3JvdW5kX3JlYXNvbkIOCgxfb3V0cHV0X2hlYWRCDgoMX291dHB1dF90YWlsQg8KDV9lbGlkZWRfY2hhcnMiiwQKDFNoZWxsRmFpbHVyZRIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEhEKCWV4aXRfY29kZRgDIAEoBRIOCgZzdGRvdXQYBSABKAkSDgoGc3RkZXJyGAYgASgJEhYKDmV4ZWN1dGlvbl90aW1lGAcgASgFEjEKD291dHB1dF9sb2NhdGlvbhgIIAEoCzIYLmFnZW50LnYxLk91dHB1dExvY2F0aW9uEh8KEmludGVybGVhdmVkX291dHB1dBgJIAEoCUgAiAEBEjUKDGFib3J0X3JlYXNvbhgKIAEoDjIaLmFnZW50LnYxLlNoZWxsQWJvcnRSZWFzb25IAYgBARIPCgdhYm9ydGVkGAsgASgIEiQKF2xvY2FsX2V4ZWN1dGlvbl90aW1lX21zGAwgASgFSAKIAQESGAoLb3V0cHV0X2hlYWQYDSABKAlIA4gBARIYCgtvdXRwdXRfdGFpbBgOIAEoCUgEiAEBEhkKDGVsaWRlZF9jaGFycxgPIAEoDUgFiAEBQhUKE19pbnRlcmxlYXZlZF9vdXRwdXRCDwoNX2Fib3J0X3JlYXNvbkIaChhfbG9jYWxfZXhlY3V0aW9uX3RpbWVfbXNCDgoMX291dHB1dF9oZWFkQg4KDF9vdXRwdXRfdGFpbEIPCg1fZWxpZGVkX2NoYXJzIk4KDFNoZWxsVGltZW91dBIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEhIKCnRpbWVvdXRfbXMYAyABKAUiTAoPU2hlbGxTcGF3bkVycm9yEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSDQoFZXJyb3IYAyABKAkijgEKGEJhY2tncm91bmRTaGVsbFNwYXduQXJncxIPCgdjb21tYW5kGAEgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAIgASgJEhQKDHRvb2xfY2FsbF9pZBgDIAEoCRIcCg9jb252ZXJzYXRpb25faWQYDSABKAlIAIgBAUISChBfY29udmVyc2F0aW9uX2lkIoECChpCYWNrZ3JvdW5kU2hlbGxTcGF3blJlc3VsdBI4CgdzdWNjZXNzGAEgASgLMiUuYWdlbnQudjEuQmFja2dyb3VuZFNoZWxsU3Bhd25TdWNjZXNzSAASNAoFZXJyb3IYAiABKAsyIy5hZ2VudC52MS5CYWNrZ3JvdW5kU2hlbGxTcGF3bkVycm9ySAASKwoIcmVqZWN0ZWQYAyABKAsyFy5hZ2VudC52MS5TaGVsbFJlamVjdGVkSAASPAoRcGVybWlzc2lvbl9kZW5pZWQYBCABKAsyHy5hZ2VudC52MS5TaGVsbFBlcm1pc3Npb25EZW5pZWRIAEIICgZyZXN1bHQidQobQmFja2dyb3VuZFNoZWxsU3Bhd25TdWNjZXNzEhAKCHNoZWxsX2lkGAEgASgNEg8KB2NvbW1hbmQYAiABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAyABKAkSEAoDcGlkGAQgASgNSACIAQFCBgoEX3BpZCJWChlCYWNrZ3JvdW5kU2hlbGxTcGF3bkVycm9yEg8KB2NvbW1hbmQYASABKAkSGQoRd29ya2luZ19kaXJlY3RvcnkYAiABKAkSDQoFZXJyb3IYAyABKAkiHwoMU2hlbGxDb21tYW5kEg8KB2NvbW1hbmQYASABKAkiQAoLU2hlbGxPdXRwdXQSDgoGc3Rkb3V0GAEgASgJEg4KBnN0ZGVychgCIAEoCRIRCglleGl0X2NvZGUYAyABKAUqcQoPVGltZW91dEJlaGF2aW9yEiAKHFRJTUVPVVRfQkVIQVZJT1JfVU5TUEVDSUZJRUQQABIbChdUSU1FT1VUX0JFSEFWSU9SX0NBTkNFTBABEh8KG1RJTUVPVVRfQkVIQVZJT1JfQkFDS0dST1VORBACKnkKEFNoZWxsQWJvcnRSZWFzb24SIgoeU0hFTExfQUJPUlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASIQodU0hFTExfQUJPUlRfUkVBU09OX1VTRVJfQUJPUlQQARIeChpTSEVMTF9BQk9SVF9SRUFTT05fVElNRU9VVBACKo8BChVTaGVsbEJhY2tncm91bmRSZWFzb24SJwojU0hFTExfQkFDS0dST1VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIjCh9TSEVMTF9CQUNLR1JPVU5EX1JFQVNPTl9USU1FT1VUEAESKAokU0hFTExfQkFDS0dST1VORF9SRUFTT05fVVNFUl9SRVFVRVNUEAJiBnByb3RvMw", [file_agent_v1_common]);
 
 /**
  * Arguments of shell_args (#2), shell_stream_args (#14) and
@@ -50,42 +50,42 @@ export type ShellArgs = Message<"agent.v1.ShellArgs"> & {
    * #5 simple_commands (deprecated) and #8 parsing_result: types not
    * documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool has_input_redirect = 6;
    */
   hasInputRedirect: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool has_output_redirect = 7;
    */
   hasOutputRedirect: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SandboxPolicy requested_sandbox_policy = 9;
    */
   requestedSandboxPolicy?: SandboxPolicy | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint64 file_output_threshold_bytes = 10;
    */
   fileOutputThresholdBytes?: bigint | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_background = 11;
    */
   isBackground: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool skip_approval = 12;
    */
@@ -104,7 +104,7 @@ export type ShellArgs = Message<"agent.v1.ShellArgs"> & {
   hardTimeout?: number | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string description = 15;
    */
@@ -114,21 +114,21 @@ export type ShellArgs = Message<"agent.v1.ShellArgs"> & {
    * #16 classifier_result, #18 output_notification, #20 hook_approval_requirement:
    * types not documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool close_stdin = 17;
    */
   closeStdin: boolean;
 
   /**
-   * [I] type assumed as in McpArgs
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SmartModeApproval smart_mode_approval = 19;
    */
   smartModeApproval?: SmartModeApproval | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string conversation_id = 21;
    */
@@ -173,8 +173,8 @@ export type ShellStream = Message<"agent.v1.ShellStream"> & {
     case: "exit";
   } | {
     /**
-     * Conflict: one older summary lists start as #5; the detailed dumps and
-     * live clients use #4 (and #5 is rejected). We follow #4.
+     * start is #4 and rejected #5 (one older summary listed start as #5).
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ShellStreamStart start = 4;
      */
@@ -200,7 +200,7 @@ export type ShellStream = Message<"agent.v1.ShellStream"> & {
     case: "backgrounded";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ShellStreamHookContext hook_context = 8;
      */
@@ -497,28 +497,28 @@ export type ShellResult = Message<"agent.v1.ShellResult"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SandboxPolicy sandbox_policy = 101;
    */
   sandboxPolicy?: SandboxPolicy | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool is_background = 102;
    */
   isBackground?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string terminals_folder = 103;
    */
   terminalsFolder?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint32 pid = 104;
    */
@@ -533,7 +533,7 @@ export const ShellResultSchema: GenMessage<ShellResult> = /*@__PURE__*/
   messageDesc(file_agent_v1_exec_shell, 10);
 
 /**
- * Command finished. [C #1-#10; higher numbers S]
+ * Command finished. [C #1-#10; higher numbers C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ShellSuccess
  */
@@ -566,7 +566,7 @@ export type ShellSuccess = Message<"agent.v1.ShellSuccess"> & {
   stderr: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: int32 execution_time = 7;
    */
@@ -578,65 +578,65 @@ export type ShellSuccess = Message<"agent.v1.ShellSuccess"> & {
   outputLocation?: OutputLocation | undefined;
 
   /**
-   * [I] type as ShellStreamBackgrounded.shell_id
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint32 shell_id = 9;
    */
   shellId?: number | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string interleaved_output = 10;
    */
   interleavedOutput?: string | undefined;
 
   /**
-   * [I] type as ShellStreamBackgrounded.pid
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional uint32 pid = 11;
    */
   pid?: number | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 ms_to_wait = 12;
    */
   msToWait?: number | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 local_execution_time_ms = 13;
    */
   localExecutionTimeMs?: number | undefined;
 
   /**
-   * [I] type
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional agent.v1.ShellBackgroundReason background_reason = 14;
    */
   backgroundReason?: ShellBackgroundReason | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_head = 15;
    */
   outputHead?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_tail = 16;
    */
   outputTail?: string | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: optional int32 elided_chars = 17;
+   * @generated from field: optional uint32 elided_chars = 17;
    */
   elidedChars?: number | undefined;
 };
@@ -682,7 +682,7 @@ export type ShellFailure = Message<"agent.v1.ShellFailure"> & {
   stderr: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: int32 execution_time = 7;
    */
@@ -694,14 +694,14 @@ export type ShellFailure = Message<"agent.v1.ShellFailure"> & {
   outputLocation?: OutputLocation | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string interleaved_output = 9;
    */
   interleavedOutput?: string | undefined;
 
   /**
-   * [I] type
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional agent.v1.ShellAbortReason abort_reason = 10;
    */
@@ -713,30 +713,30 @@ export type ShellFailure = Message<"agent.v1.ShellFailure"> & {
   aborted: boolean;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 local_execution_time_ms = 12;
    */
   localExecutionTimeMs?: number | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_head = 13;
    */
   outputHead?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string output_tail = 14;
    */
   outputTail?: string | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: optional int32 elided_chars = 15;
+   * @generated from field: optional uint32 elided_chars = 15;
    */
   elidedChars?: number | undefined;
 };
@@ -765,7 +765,7 @@ export type ShellTimeout = Message<"agent.v1.ShellTimeout"> & {
   workingDirectory: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: int32 timeout_ms = 3;
    */
@@ -832,11 +832,11 @@ export type BackgroundShellSpawnArgs = Message<"agent.v1.BackgroundShellSpawnArg
   /**
    * #4-#12: not documented; undeclared.
    *
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: string conversation_id = 13;
+   * @generated from field: optional string conversation_id = 13;
    */
-  conversationId: string;
+  conversationId?: string | undefined;
 };
 
 /**
@@ -875,7 +875,7 @@ export type BackgroundShellSpawnResult = Message<"agent.v1.BackgroundShellSpawnR
     case: "rejected";
   } | {
     /**
-     * [I] type assumed as in ShellStream
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ShellPermissionDenied permission_denied = 4;
      */
@@ -898,7 +898,7 @@ export const BackgroundShellSpawnResultSchema: GenMessage<BackgroundShellSpawnRe
  */
 export type BackgroundShellSpawnSuccess = Message<"agent.v1.BackgroundShellSpawnSuccess"> & {
   /**
-   * [I] type as ShellStreamBackgrounded.shell_id
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: uint32 shell_id = 1;
    */
@@ -915,11 +915,11 @@ export type BackgroundShellSpawnSuccess = Message<"agent.v1.BackgroundShellSpawn
   workingDirectory: string;
 
   /**
-   * [I] type uint32
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: uint32 pid = 4;
+   * @generated from field: optional uint32 pid = 4;
    */
-  pid: number;
+  pid?: number | undefined;
 };
 
 /**

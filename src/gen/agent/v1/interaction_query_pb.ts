@@ -10,7 +10,6 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { TodoItem } from "./common_pb.ts";
 import { file_agent_v1_common } from "./common_pb.ts";
-import type { FetchArgs } from "./exec_file_pb.ts";
 import { file_agent_v1_exec_file } from "./exec_file_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -18,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/interaction_query.proto.
  */
 export const file_agent_v1_interaction_query: GenFile = /*@__PURE__*/
-  fileDesc("CiBhZ2VudC92MS9pbnRlcmFjdGlvbl9xdWVyeS5wcm90bxIIYWdlbnQudjEiswcKEEludGVyYWN0aW9uUXVlcnkSCgoCaWQYASABKA0SQwoYd2ViX3NlYXJjaF9yZXF1ZXN0X3F1ZXJ5GAIgASgLMh8uYWdlbnQudjEuV2ViU2VhcmNoUmVxdWVzdFF1ZXJ5SAASTwoeYXNrX3F1ZXN0aW9uX2ludGVyYWN0aW9uX3F1ZXJ5GAMgASgLMiUuYWdlbnQudjEuQXNrUXVlc3Rpb25JbnRlcmFjdGlvblF1ZXJ5SAASRQoZc3dpdGNoX21vZGVfcmVxdWVzdF9xdWVyeRgEIAEoCzIgLmFnZW50LnYxLlN3aXRjaE1vZGVSZXF1ZXN0UXVlcnlIABJDChhleGFfc2VhcmNoX3JlcXVlc3RfcXVlcnkYBSABKAsyHy5hZ2VudC52MS5FeGFTZWFyY2hSZXF1ZXN0UXVlcnlIABJBChdleGFfZmV0Y2hfcmVxdWVzdF9xdWVyeRgGIAEoCzIeLmFnZW50LnYxLkV4YUZldGNoUmVxdWVzdFF1ZXJ5SAASRQoZY3JlYXRlX3BsYW5fcmVxdWVzdF9xdWVyeRgHIAEoCzIgLmFnZW50LnYxLkNyZWF0ZVBsYW5SZXF1ZXN0UXVlcnlIABJFChlzZXR1cF92bV9lbnZpcm9ubWVudF9hcmdzGAggASgLMiAuYWdlbnQudjEuU2V0dXBWbUVudmlyb25tZW50QXJnc0gAEkEKF3dlYl9mZXRjaF9yZXF1ZXN0X3F1ZXJ5GAkgASgLMh4uYWdlbnQudjEuV2ViRmV0Y2hSZXF1ZXN0UXVlcnlIABJJChtwcl9tYW5hZ2VtZW50X3JlcXVlc3RfcXVlcnkYCiABKAsyIi5hZ2VudC52MS5Qck1hbmFnZW1lbnRSZXF1ZXN0UXVlcnlIABI/ChZtY3BfYXV0aF9yZXF1ZXN0X3F1ZXJ5GAsgASgLMh0uYWdlbnQudjEuTWNwQXV0aFJlcXVlc3RRdWVyeUgAEksKHGdlbmVyYXRlX2ltYWdlX3JlcXVlc3RfcXVlcnkYDCABKAsyIy5hZ2VudC52MS5HZW5lcmF0ZUltYWdlUmVxdWVzdFF1ZXJ5SAASNAoQcmVwbGFjZV9lbnZfYXJncxgNIAEoCzIYLmFnZW50LnYxLlJlcGxhY2VFbnZBcmdzSAASRQoZY29ubmVjdF9zY21fcmVxdWVzdF9xdWVyeRgOIAEoCzIgLmFnZW50LnYxLkNvbm5lY3RTY21SZXF1ZXN0UXVlcnlIAEIHCgVxdWVyeSLaBgoTSW50ZXJhY3Rpb25SZXNwb25zZRIKCgJpZBgBIAEoDRJJCht3ZWJfc2VhcmNoX3JlcXVlc3RfcmVzcG9uc2UYAiABKAsyIi5hZ2VudC52MS5XZWJTZWFyY2hSZXF1ZXN0UmVzcG9uc2VIABJVCiFhc2tfcXVlc3Rpb25faW50ZXJhY3Rpb25fcmVzcG9uc2UYAyABKAsyKC5hZ2VudC52MS5Bc2tRdWVzdGlvbkludGVyYWN0aW9uUmVzcG9uc2VIABJLChxzd2l0Y2hfbW9kZV9yZXF1ZXN0X3Jlc3BvbnNlGAQgASgLMiMuYWdlbnQudjEuU3dpdGNoTW9kZVJlcXVlc3RSZXNwb25zZUgAEksKHGNyZWF0ZV9wbGFuX3JlcXVlc3RfcmVzcG9uc2UYByABKAsyIy5hZ2VudC52MS5DcmVhdGVQbGFuUmVxdWVzdFJlc3BvbnNlSAASSQobc2V0dXBfdm1fZW52aXJvbm1lbnRfcmVzdWx0GAggASgLMiIuYWdlbnQudjEuU2V0dXBWbUVudmlyb25tZW50UmVzdWx0SAASRwoad2ViX2ZldGNoX3JlcXVlc3RfcmVzcG9uc2UYCSABKAsyIS5hZ2VudC52MS5XZWJGZXRjaFJlcXVlc3RSZXNwb25zZUgAEjwKFHByX21hbmFnZW1lbnRfcmVzdWx0GAogASgLMhwuYWdlbnQudjEuUHJNYW5hZ2VtZW50UmVzdWx0SAASRQoZbWNwX2F1dGhfcmVxdWVzdF9yZXNwb25zZRgLIAEoCzIgLmFnZW50LnYxLk1jcEF1dGhSZXF1ZXN0UmVzcG9uc2VIABJRCh9nZW5lcmF0ZV9pbWFnZV9yZXF1ZXN0X3Jlc3BvbnNlGAwgASgLMiYuYWdlbnQudjEuR2VuZXJhdGVJbWFnZVJlcXVlc3RSZXNwb25zZUgAEjgKEnJlcGxhY2VfZW52X3Jlc3VsdBgNIAEoCzIaLmFnZW50LnYxLlJlcGxhY2VFbnZSZXN1bHRIABJLChxjb25uZWN0X3NjbV9yZXF1ZXN0X3Jlc3BvbnNlGA4gASgLMiMuYWdlbnQudjEuQ29ubmVjdFNjbVJlcXVlc3RSZXNwb25zZUgAQggKBnJlc3VsdCIVChNJbnRlcmFjdGlvbkFwcHJvdmVkIiUKE0ludGVyYWN0aW9uUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJIjoKDVdlYlNlYXJjaEFyZ3MSEwoLc2VhcmNoX3Rlcm0YASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJIj4KFVdlYlNlYXJjaFJlcXVlc3RRdWVyeRIlCgRhcmdzGAEgASgLMhcuYWdlbnQudjEuV2ViU2VhcmNoQXJncyKKAQoYV2ViU2VhcmNoUmVxdWVzdFJlc3BvbnNlEjEKCGFwcHJvdmVkGAEgASgLMh0uYWdlbnQudjEuSW50ZXJhY3Rpb25BcHByb3ZlZEgAEjEKCHJlamVjdGVkGAIgASgLMh0uYWdlbnQudjEuSW50ZXJhY3Rpb25SZWplY3RlZEgAQggKBnJlc3VsdCKxAgoPQXNrUXVlc3Rpb25BcmdzEg0KBXRpdGxlGAEgASgJEjUKCXF1ZXN0aW9ucxgCIAMoCzIiLmFnZW50LnYxLkFza1F1ZXN0aW9uQXJncy5RdWVzdGlvbhIRCglydW5fYXN5bmMYBSABKAgSIwobYXN5bmNfb3JpZ2luYWxfdG9vbF9jYWxsX2lkGAYgASgJGp8BCghRdWVzdGlvbhIKCgJpZBgBIAEoCRIOCgZwcm9tcHQYAiABKAkSOgoHb3B0aW9ucxgDIAMoCzIpLmFnZW50LnYxLkFza1F1ZXN0aW9uQXJncy5RdWVzdGlvbi5PcHRpb24SFgoOYWxsb3dfbXVsdGlwbGUYBCABKAgaIwoGT3B0aW9uEgoKAmlkGAEgASgJEg0KBWxhYmVsGAIgASgJItsBChFBc2tRdWVzdGlvblJlc3VsdBIvCgdzdWNjZXNzGAEgASgLMhwuYWdlbnQudjEuQXNrUXVlc3Rpb25TdWNjZXNzSAASKwoFZXJyb3IYAiABKAsyGi5hZ2VudC52MS5Bc2tRdWVzdGlvbkVycm9ySAASMQoIcmVqZWN0ZWQYAyABKAsyHS5hZ2VudC52MS5Bc2tRdWVzdGlvblJlamVjdGVkSAASKwoFYXN5bmMYBCABKAsyGi5hZ2VudC52MS5Bc2tRdWVzdGlvbkFzeW5jSABCCAoGcmVzdWx0Ip0BChJBc2tRdWVzdGlvblN1Y2Nlc3MSNAoHYW5zd2VycxgBIAMoCzIjLmFnZW50LnYxLkFza1F1ZXN0aW9uU3VjY2Vzcy5BbnN3ZXIaUQoGQW5zd2VyEhMKC3F1ZXN0aW9uX2lkGAEgASgJEhsKE3NlbGVjdGVkX29wdGlvbl9pZHMYAiADKAkSFQoNZnJlZWZvcm1fdGV4dBgDIAEoCSIpChBBc2tRdWVzdGlvbkVycm9yEhUKDWVycm9yX21lc3NhZ2UYASABKAkiJQoTQXNrUXVlc3Rpb25SZWplY3RlZBIOCgZyZWFzb24YASABKAkiEgoQQXNrUXVlc3Rpb25Bc3luYyJcChtBc2tRdWVzdGlvbkludGVyYWN0aW9uUXVlcnkSJwoEYXJncxgBIAEoCzIZLmFnZW50LnYxLkFza1F1ZXN0aW9uQXJncxIUCgx0b29sX2NhbGxfaWQYAiABKAkiTQoeQXNrUXVlc3Rpb25JbnRlcmFjdGlvblJlc3BvbnNlEisKBnJlc3VsdBgBIAEoCzIbLmFnZW50LnYxLkFza1F1ZXN0aW9uUmVzdWx0ImgKDlN3aXRjaE1vZGVBcmdzEhYKDnRhcmdldF9tb2RlX2lkGAEgASgJEhgKC2V4cGxhbmF0aW9uGAIgASgJSACIAQESFAoMdG9vbF9jYWxsX2lkGAMgASgJQg4KDF9leHBsYW5hdGlvbiJAChZTd2l0Y2hNb2RlUmVxdWVzdFF1ZXJ5EiYKBGFyZ3MYASABKAsyGC5hZ2VudC52MS5Td2l0Y2hNb2RlQXJncyKLAQoZU3dpdGNoTW9kZVJlcXVlc3RSZXNwb25zZRIxCghhcHByb3ZlZBgBIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uQXBwcm92ZWRIABIxCghyZWplY3RlZBgCIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uUmVqZWN0ZWRIAEIICgZyZXN1bHQiFwoVRXhhU2VhcmNoUmVxdWVzdFF1ZXJ5IhYKFEV4YUZldGNoUmVxdWVzdFF1ZXJ5IqABCg5DcmVhdGVQbGFuQXJncxIMCgRwbGFuGAEgASgJEiEKBXRvZG9zGAIgAygLMhIuYWdlbnQudjEuVG9kb0l0ZW0SEAoIb3ZlcnZpZXcYAyABKAkSDAoEbmFtZRgEIAEoCRISCgppc19wcm9qZWN0GAUgASgIEikKBnBoYXNlcxgGIAMoCzIZLmFnZW50LnYxLkNyZWF0ZVBsYW5QaGFzZSIRCg9DcmVhdGVQbGFuUGhhc2UiigEKEENyZWF0ZVBsYW5SZXN1bHQSLgoHc3VjY2VzcxgBIAEoCzIbLmFnZW50LnYxLkNyZWF0ZVBsYW5TdWNjZXNzSAASKgoFZXJyb3IYAiABKAsyGS5hZ2VudC52MS5DcmVhdGVQbGFuRXJyb3JIABIQCghwbGFuX3VyaRgDIAEoCUIICgZyZXN1bHQiEwoRQ3JlYXRlUGxhblN1Y2Nlc3MiIAoPQ3JlYXRlUGxhbkVycm9yEg0KBWVycm9yGAEgASgJIlYKFkNyZWF0ZVBsYW5SZXF1ZXN0UXVlcnkSJgoEYXJncxgBIAEoCzIYLmFnZW50LnYxLkNyZWF0ZVBsYW5BcmdzEhQKDHRvb2xfY2FsbF9pZBgCIAEoCSJHChlDcmVhdGVQbGFuUmVxdWVzdFJlc3BvbnNlEioKBnJlc3VsdBgBIAEoCzIaLmFnZW50LnYxLkNyZWF0ZVBsYW5SZXN1bHQiSAoWU2V0dXBWbUVudmlyb25tZW50QXJncxIXCg9pbnN0YWxsX2NvbW1hbmQYAiABKAkSFQoNc3RhcnRfY29tbWFuZBgDIAEoCSJcChhTZXR1cFZtRW52aXJvbm1lbnRSZXN1bHQSNgoHc3VjY2VzcxgBIAEoCzIjLmFnZW50LnYxLlNldHVwVm1FbnZpcm9ubWVudFN1Y2Nlc3NIAEIICgZyZXN1bHQiGwoZU2V0dXBWbUVudmlyb25tZW50U3VjY2VzcyI5ChRXZWJGZXRjaFJlcXVlc3RRdWVyeRIhCgRhcmdzGAEgASgLMhMuYWdlbnQudjEuRmV0Y2hBcmdzIokBChdXZWJGZXRjaFJlcXVlc3RSZXNwb25zZRIxCghhcHByb3ZlZBgBIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uQXBwcm92ZWRIABIxCghyZWplY3RlZBgCIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uUmVqZWN0ZWRIAEIICgZyZXN1bHQiGgoYUHJNYW5hZ2VtZW50UmVxdWVzdFF1ZXJ5IlEKElByTWFuYWdlbWVudFJlc3VsdBIxCghyZWplY3RlZBgDIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uUmVqZWN0ZWRIAEIICgZyZXN1bHQiFQoTTWNwQXV0aFJlcXVlc3RRdWVyeSKIAQoWTWNwQXV0aFJlcXVlc3RSZXNwb25zZRIxCghhcHByb3ZlZBgBIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uQXBwcm92ZWRIABIxCghyZWplY3RlZBgCIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uUmVqZWN0ZWRIAEIICgZyZXN1bHQibQoRR2VuZXJhdGVJbWFnZUFyZ3MSEwoLZGVzY3JpcHRpb24YASABKAkSFgoJZmlsZV9wYXRoGAIgASgJSACIAQESHQoVcmVmZXJlbmNlX2ltYWdlX3BhdGhzGAUgAygJQgwKCl9maWxlX3BhdGgiXAoZR2VuZXJhdGVJbWFnZVJlcXVlc3RRdWVyeRIpCgRhcmdzGAEgASgLMhsuYWdlbnQudjEuR2VuZXJhdGVJbWFnZUFyZ3MSFAoMdG9vbF9jYWxsX2lkGAIgASgJIpABChxHZW5lcmF0ZUltYWdlUmVxdWVzdFJlc3BvbnNlEjMKCGFwcHJvdmVkGAEgASgLMh8uYWdlbnQudjEuR2VuZXJhdGVJbWFnZUFwcHJvdmVkSAASMQoIcmVqZWN0ZWQYAiABKAsyHS5hZ2VudC52MS5JbnRlcmFjdGlvblJlamVjdGVkSABCCAoGcmVzdWx0IiwKFUdlbmVyYXRlSW1hZ2VBcHByb3ZlZBITCgtkZXNjcmlwdGlvbhgBIAEoCSIQCg5SZXBsYWNlRW52QXJncyJ8ChBSZXBsYWNlRW52UmVzdWx0Ei4KB3N1Y2Nlc3MYASABKAsyGy5hZ2VudC52MS5SZXBsYWNlRW52U3VjY2Vzc0gAEi4KB2ZhaWx1cmUYAiABKAsyGy5hZ2VudC52MS5SZXBsYWNlRW52RmFpbHVyZUgAQggKBnJlc3VsdCITChFSZXBsYWNlRW52U3VjY2VzcyI+ChFSZXBsYWNlRW52RmFpbHVyZRIVCg1lcnJvcl9tZXNzYWdlGAEgASgJEhIKCnNldHVwX2xvZ3MYAiABKAkiGAoWQ29ubmVjdFNjbVJlcXVlc3RRdWVyeSK5AQoZQ29ubmVjdFNjbVJlcXVlc3RSZXNwb25zZRIxCghhcHByb3ZlZBgBIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uQXBwcm92ZWRIABIxCghyZWplY3RlZBgCIAEoCzIdLmFnZW50LnYxLkludGVyYWN0aW9uUmVqZWN0ZWRIABIsCgZmYWlsZWQYAyABKAsyGi5hZ2VudC52MS5Db25uZWN0U2NtRmFpbGVkSABCCAoGcmVzdWx0IiEKEENvbm5lY3RTY21GYWlsZWQSDQoFZXJyb3IYASABKAliBnByb3RvMw", [file_agent_v1_common, file_agent_v1_exec_file]);
+  fileDesc("CiBhZ2VudC92MS9pbnRlcmFjdGlvbl9xdWVyeS5wcm90bxIIYWdlbnQudjEiswcKEEludGVyYWN0aW9uUXVlcnkSCgoCaWQYASABKA0SQwoYd2ViX3NlYXJjaF9yZXF1ZXN0X3F1ZXJ5GAIgASgLMh8uYWdlbnQudjEuV2ViU2VhcmNoUmVxdWVzdFF1ZXJ5SAASTwoeYXNrX3F1ZXN0aW9uX2ludGVyYWN0aW9uX3F1ZXJ5GAMgASgLMiUuYWdlbnQudjEuQXNrUXVlc3Rpb25JbnRlcmFjdGlvblF1ZXJ5SAASRQoZc3dpdGNoX21vZGVfcmVxdWVzdF9xdWVyeRgEIAEoCzIgLmFnZW50LnYxLlN3aXRjaE1vZGVSZXF1ZXN0UXVlcnlIABJDChhleGFfc2VhcmNoX3JlcXVlc3RfcXVlcnkYBSABKAsyHy5hZ2VudC52MS5FeGFTZWFyY2hSZXF1ZXN0UXVlcnlIABJBChdleGFfZmV0Y2hfcmVxdWVzdF9xdWVyeRgGIAEoCzIeLmFnZW50LnYxLkV4YUZldGNoUmVxdWVzdFF1ZXJ5SAASRQoZY3JlYXRlX3BsYW5fcmVxdWVzdF9xdWVyeRgHIAEoCzIgLmFnZW50LnYxLkNyZWF0ZVBsYW5SZXF1ZXN0UXVlcnlIABJFChlzZXR1cF92bV9lbnZpcm9ubWVudF9hcmdzGAggASgLMiAuYWdlbnQudjEuU2V0dXBWbUVudmlyb25tZW50QXJnc0gAEkEKF3dlYl9mZXRjaF9yZXF1ZXN0X3F1ZXJ5GAkgASgLMh4uYWdlbnQudjEuV2ViRmV0Y2hSZXF1ZXN0UXVlcnlIABJJChtwcl9tYW5hZ2VtZW50X3JlcXVlc3RfcXVlcnkYCiABKAsyIi5hZ2VudC52MS5Qck1hbmFnZW1lbnRSZXF1ZXN0UXVlcnlIABI/ChZtY3BfYXV0aF9yZXF1ZXN0X3F1ZXJ5GAsgASgLMh0uYWdlbnQudjEuTWNwQXV0aFJlcXVlc3RRdWVyeUgAEksKHGdlbmVyYXRlX2ltYWdlX3JlcXVlc3RfcXVlcnkYDCABKAsyIy5hZ2VudC52MS5HZW5lcmF0ZUltYWdlUmVxdWVzdFF1ZXJ5SAASNAoQcmVwbGFjZV9lbnZfYXJncxgNIAEoCzIYLmFnZW50LnYxLlJlcGxhY2VFbnZBcmdzSAASRQoZY29ubmVjdF9zY21fcmVxdWVzdF9xdWVyeRgOIAEoCzIgLmFnZW50LnYxLkNvbm5lY3RTY21SZXF1ZXN0UXVlcnlIAEIHCgVxdWVyeSLaBgoTSW50ZXJhY3Rpb25SZXNwb25zZRIKCgJpZBgBIAEoDRJJCht3ZWJfc2VhcmNoX3JlcXVlc3RfcmVzcG9uc2UYAiABKAsyIi5hZ2VudC52MS5XZWJTZWFyY2hSZXF1ZXN0UmVzcG9uc2VIABJVCiFhc2tfcXVlc3Rpb25faW50ZXJhY3Rpb25fcmVzcG9uc2UYAyABKAsyKC5hZ2VudC52MS5Bc2tRdWVzdGlvbkludGVyYWN0aW9uUmVzcG9uc2VIABJLChxzd2l0Y2hfbW9kZV9yZXF1ZXN0X3Jlc3BvbnNlGAQgASgLMiMuYWdlbnQudjEuU3dpdGNoTW9kZVJlcXVlc3RSZXNwb25zZUgAEksKHGNyZWF0ZV9wbGFuX3JlcXVlc3RfcmVzcG9uc2UYByABKAsyIy5hZ2VudC52MS5DcmVhdGVQbGFuUmVxdWVzdFJlc3BvbnNlSAASSQobc2V0dXBfdm1fZW52aXJvbm1lbnRfcmVzdWx0GAggASgLMiIuYWdlbnQudjEuU2V0dXBWbUVudmlyb25tZW50UmVzdWx0SAASRwoad2ViX2ZldGNoX3JlcXVlc3RfcmVzcG9uc2UYCSABKAsyIS5hZ2VudC52MS5XZWJGZXRjaFJlcXVlc3RSZXNwb25zZUgAEjwKFHByX21hbmFnZW1lbnRfcmVzdWx0GAogASgLMhwuYWdlbnQudjEuUHJNYW5hZ2VtZW50UmVzdWx0SAASRQoZbWNwX2F1dGhfcmVxdWVzdF9yZXNwb25zZRgLIAEoCzIgLmFnZW50LnYxLk1jcEF1dGhSZXF1ZXN0UmVzcG9uc2VIABJRCh9nZW5lcmF0ZV9pbWFnZV9yZXF1ZXN0X3Jlc3BvbnNlGAwgASgLMiYuYWdlbnQudjEuR2VuZXJhdGVJbWFnZVJlcXVlc3RSZXNwb25zZUgAEjgKEnJlcGxhY2VfZW52X3Jlc3VsdBgNIAEoCzIaLmFnZW50LnYxLlJlcGxhY2VFbnZSZXN1bHRIABJLChxjb25uZWN0X3NjbV9yZXF1ZXN0X3Jlc3BvbnNlGA4gASgLMiMuYWdlbnQudjEuQ29ubmVjdFNjbVJlcXVlc3RSZXNwb25zZUgAQggKBnJlc3VsdCI6Cg1XZWJTZWFyY2hBcmdzEhMKC3NlYXJjaF90ZXJtGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCSI+ChVXZWJTZWFyY2hSZXF1ZXN0UXVlcnkSJQoEYXJncxgBIAEoCzIXLmFnZW50LnYxLldlYlNlYXJjaEFyZ3MizgEKGFdlYlNlYXJjaFJlcXVlc3RSZXNwb25zZRI/CghhcHByb3ZlZBgBIAEoCzIrLmFnZW50LnYxLldlYlNlYXJjaFJlcXVlc3RSZXNwb25zZS5BcHByb3ZlZEgAEj8KCHJlamVjdGVkGAIgASgLMisuYWdlbnQudjEuV2ViU2VhcmNoUmVxdWVzdFJlc3BvbnNlLlJlamVjdGVkSAAaCgoIQXBwcm92ZWQaGgoIUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJQggKBnJlc3VsdCKnAgoPQXNrUXVlc3Rpb25BcmdzEg0KBXRpdGxlGAEgASgJEjUKCXF1ZXN0aW9ucxgCIAMoCzIiLmFnZW50LnYxLkFza1F1ZXN0aW9uQXJncy5RdWVzdGlvbhIRCglydW5fYXN5bmMYBSABKAgSIwobYXN5bmNfb3JpZ2luYWxfdG9vbF9jYWxsX2lkGAYgASgJGiMKBk9wdGlvbhIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRpxCghRdWVzdGlvbhIKCgJpZBgBIAEoCRIOCgZwcm9tcHQYAiABKAkSMQoHb3B0aW9ucxgDIAMoCzIgLmFnZW50LnYxLkFza1F1ZXN0aW9uQXJncy5PcHRpb24SFgoOYWxsb3dfbXVsdGlwbGUYBCABKAgi2wEKEUFza1F1ZXN0aW9uUmVzdWx0Ei8KB3N1Y2Nlc3MYASABKAsyHC5hZ2VudC52MS5Bc2tRdWVzdGlvblN1Y2Nlc3NIABIrCgVlcnJvchgCIAEoCzIaLmFnZW50LnYxLkFza1F1ZXN0aW9uRXJyb3JIABIxCghyZWplY3RlZBgDIAEoCzIdLmFnZW50LnYxLkFza1F1ZXN0aW9uUmVqZWN0ZWRIABIrCgVhc3luYxgEIAEoCzIaLmFnZW50LnYxLkFza1F1ZXN0aW9uQXN5bmNIAEIICgZyZXN1bHQinQEKEkFza1F1ZXN0aW9uU3VjY2VzcxI0CgdhbnN3ZXJzGAEgAygLMiMuYWdlbnQudjEuQXNrUXVlc3Rpb25TdWNjZXNzLkFuc3dlchpRCgZBbnN3ZXISEwoLcXVlc3Rpb25faWQYASABKAkSGwoTc2VsZWN0ZWRfb3B0aW9uX2lkcxgCIAMoCRIVCg1mcmVlZm9ybV90ZXh0GAMgASgJIikKEEFza1F1ZXN0aW9uRXJyb3ISFQoNZXJyb3JfbWVzc2FnZRgBIAEoCSIlChNBc2tRdWVzdGlvblJlamVjdGVkEg4KBnJlYXNvbhgBIAEoCSISChBBc2tRdWVzdGlvbkFzeW5jIlwKG0Fza1F1ZXN0aW9uSW50ZXJhY3Rpb25RdWVyeRInCgRhcmdzGAEgASgLMhkuYWdlbnQudjEuQXNrUXVlc3Rpb25BcmdzEhQKDHRvb2xfY2FsbF9pZBgCIAEoCSJNCh5Bc2tRdWVzdGlvbkludGVyYWN0aW9uUmVzcG9uc2USKwoGcmVzdWx0GAEgASgLMhsuYWdlbnQudjEuQXNrUXVlc3Rpb25SZXN1bHQiaAoOU3dpdGNoTW9kZUFyZ3MSFgoOdGFyZ2V0X21vZGVfaWQYASABKAkSGAoLZXhwbGFuYXRpb24YAiABKAlIAIgBARIUCgx0b29sX2NhbGxfaWQYAyABKAlCDgoMX2V4cGxhbmF0aW9uIkAKFlN3aXRjaE1vZGVSZXF1ZXN0UXVlcnkSJgoEYXJncxgBIAEoCzIYLmFnZW50LnYxLlN3aXRjaE1vZGVBcmdzItEBChlTd2l0Y2hNb2RlUmVxdWVzdFJlc3BvbnNlEkAKCGFwcHJvdmVkGAEgASgLMiwuYWdlbnQudjEuU3dpdGNoTW9kZVJlcXVlc3RSZXNwb25zZS5BcHByb3ZlZEgAEkAKCHJlamVjdGVkGAIgASgLMiwuYWdlbnQudjEuU3dpdGNoTW9kZVJlcXVlc3RSZXNwb25zZS5SZWplY3RlZEgAGgoKCEFwcHJvdmVkGhoKCFJlamVjdGVkEg4KBnJlYXNvbhgBIAEoCUIICgZyZXN1bHQiFwoVRXhhU2VhcmNoUmVxdWVzdFF1ZXJ5IhYKFEV4YUZldGNoUmVxdWVzdFF1ZXJ5IpYBCg5DcmVhdGVQbGFuQXJncxIMCgRwbGFuGAEgASgJEiEKBXRvZG9zGAIgAygLMhIuYWdlbnQudjEuVG9kb0l0ZW0SEAoIb3ZlcnZpZXcYAyABKAkSDAoEbmFtZRgEIAEoCRISCgppc19wcm9qZWN0GAUgASgIEh8KBnBoYXNlcxgGIAMoCzIPLmFnZW50LnYxLlBoYXNlIgcKBVBoYXNlIooBChBDcmVhdGVQbGFuUmVzdWx0Ei4KB3N1Y2Nlc3MYASABKAsyGy5hZ2VudC52MS5DcmVhdGVQbGFuU3VjY2Vzc0gAEioKBWVycm9yGAIgASgLMhkuYWdlbnQudjEuQ3JlYXRlUGxhbkVycm9ySAASEAoIcGxhbl91cmkYAyABKAlCCAoGcmVzdWx0IhMKEUNyZWF0ZVBsYW5TdWNjZXNzIiAKD0NyZWF0ZVBsYW5FcnJvchINCgVlcnJvchgBIAEoCSJWChZDcmVhdGVQbGFuUmVxdWVzdFF1ZXJ5EiYKBGFyZ3MYASABKAsyGC5hZ2VudC52MS5DcmVhdGVQbGFuQXJncxIUCgx0b29sX2NhbGxfaWQYAiABKAkiRwoZQ3JlYXRlUGxhblJlcXVlc3RSZXNwb25zZRIqCgZyZXN1bHQYASABKAsyGi5hZ2VudC52MS5DcmVhdGVQbGFuUmVzdWx0IkgKFlNldHVwVm1FbnZpcm9ubWVudEFyZ3MSFwoPaW5zdGFsbF9jb21tYW5kGAIgASgJEhUKDXN0YXJ0X2NvbW1hbmQYAyABKAkiXAoYU2V0dXBWbUVudmlyb25tZW50UmVzdWx0EjYKB3N1Y2Nlc3MYASABKAsyIy5hZ2VudC52MS5TZXR1cFZtRW52aXJvbm1lbnRTdWNjZXNzSABCCAoGcmVzdWx0IhsKGVNldHVwVm1FbnZpcm9ubWVudFN1Y2Nlc3MiPAoUV2ViRmV0Y2hSZXF1ZXN0UXVlcnkSJAoEYXJncxgBIAEoCzIWLmFnZW50LnYxLldlYkZldGNoQXJncyIxCgxXZWJGZXRjaEFyZ3MSCwoDdXJsGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCSLLAQoXV2ViRmV0Y2hSZXF1ZXN0UmVzcG9uc2USPgoIYXBwcm92ZWQYASABKAsyKi5hZ2VudC52MS5XZWJGZXRjaFJlcXVlc3RSZXNwb25zZS5BcHByb3ZlZEgAEj4KCHJlamVjdGVkGAIgASgLMiouYWdlbnQudjEuV2ViRmV0Y2hSZXF1ZXN0UmVzcG9uc2UuUmVqZWN0ZWRIABoKCghBcHByb3ZlZBoaCghSZWplY3RlZBIOCgZyZWFzb24YASABKAlCCAoGcmVzdWx0IhoKGFByTWFuYWdlbWVudFJlcXVlc3RRdWVyeSJSChJQck1hbmFnZW1lbnRSZXN1bHQSMgoIcmVqZWN0ZWQYAyABKAsyHi5hZ2VudC52MS5Qck1hbmFnZW1lbnRSZWplY3RlZEgAQggKBnJlc3VsdCImChRQck1hbmFnZW1lbnRSZWplY3RlZBIOCgZyZWFzb24YASABKAkiFQoTTWNwQXV0aFJlcXVlc3RRdWVyeSLIAQoWTWNwQXV0aFJlcXVlc3RSZXNwb25zZRI9CghhcHByb3ZlZBgBIAEoCzIpLmFnZW50LnYxLk1jcEF1dGhSZXF1ZXN0UmVzcG9uc2UuQXBwcm92ZWRIABI9CghyZWplY3RlZBgCIAEoCzIpLmFnZW50LnYxLk1jcEF1dGhSZXF1ZXN0UmVzcG9uc2UuUmVqZWN0ZWRIABoKCghBcHByb3ZlZBoaCghSZWplY3RlZBIOCgZyZWFzb24YASABKAlCCAoGcmVzdWx0Im0KEUdlbmVyYXRlSW1hZ2VBcmdzEhMKC2Rlc2NyaXB0aW9uGAEgASgJEhYKCWZpbGVfcGF0aBgCIAEoCUgAiAEBEh0KFXJlZmVyZW5jZV9pbWFnZV9wYXRocxgFIAMoCUIMCgpfZmlsZV9wYXRoIlwKGUdlbmVyYXRlSW1hZ2VSZXF1ZXN0UXVlcnkSKQoEYXJncxgBIAEoCzIbLmFnZW50LnYxLkdlbmVyYXRlSW1hZ2VBcmdzEhQKDHRvb2xfY2FsbF9pZBgCIAEoCSLvAQocR2VuZXJhdGVJbWFnZVJlcXVlc3RSZXNwb25zZRJDCghhcHByb3ZlZBgBIAEoCzIvLmFnZW50LnYxLkdlbmVyYXRlSW1hZ2VSZXF1ZXN0UmVzcG9uc2UuQXBwcm92ZWRIABJDCghyZWplY3RlZBgCIAEoCzIvLmFnZW50LnYxLkdlbmVyYXRlSW1hZ2VSZXF1ZXN0UmVzcG9uc2UuUmVqZWN0ZWRIABofCghBcHByb3ZlZBITCgtkZXNjcmlwdGlvbhgBIAEoCRoaCghSZWplY3RlZBIOCgZyZWFzb24YASABKAlCCAoGcmVzdWx0IhAKDlJlcGxhY2VFbnZBcmdzInwKEFJlcGxhY2VFbnZSZXN1bHQSLgoHc3VjY2VzcxgBIAEoCzIbLmFnZW50LnYxLlJlcGxhY2VFbnZTdWNjZXNzSAASLgoHZmFpbHVyZRgCIAEoCzIbLmFnZW50LnYxLlJlcGxhY2VFbnZGYWlsdXJlSABCCAoGcmVzdWx0IhMKEVJlcGxhY2VFbnZTdWNjZXNzIj4KEVJlcGxhY2VFbnZGYWlsdXJlEhUKDWVycm9yX21lc3NhZ2UYASABKAkSEgoKc2V0dXBfbG9ncxgCIAEoCSIYChZDb25uZWN0U2NtUmVxdWVzdFF1ZXJ5IqgCChlDb25uZWN0U2NtUmVxdWVzdFJlc3BvbnNlEkAKCGFwcHJvdmVkGAEgASgLMiwuYWdlbnQudjEuQ29ubmVjdFNjbVJlcXVlc3RSZXNwb25zZS5BcHByb3ZlZEgAEkAKCHJlamVjdGVkGAIgASgLMiwuYWdlbnQudjEuQ29ubmVjdFNjbVJlcXVlc3RSZXNwb25zZS5SZWplY3RlZEgAEjwKBmZhaWxlZBgDIAEoCzIqLmFnZW50LnYxLkNvbm5lY3RTY21SZXF1ZXN0UmVzcG9uc2UuRmFpbGVkSAAaCgoIQXBwcm92ZWQaGgoIUmVqZWN0ZWQSDgoGcmVhc29uGAEgASgJGhcKBkZhaWxlZBINCgVlcnJvchgBIAEoCUIICgZyZXN1bHRiBnByb3RvMw", [file_agent_v1_common, file_agent_v1_exec_file]);
 
 /**
  * Server -> client (AgentServerMessage #7).
@@ -90,7 +89,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "webFetchRequestQuery";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PrManagementRequestQuery pr_management_request_query = 10;
      */
@@ -98,7 +97,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "prManagementRequestQuery";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.McpAuthRequestQuery mcp_auth_request_query = 11;
      */
@@ -112,7 +111,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "generateImageRequestQuery";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ReplaceEnvArgs replace_env_args = 13;
      */
@@ -120,7 +119,7 @@ export type InteractionQuery = Message<"agent.v1.InteractionQuery"> & {
     case: "replaceEnvArgs";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ConnectScmRequestQuery connect_scm_request_query = 14;
      */
@@ -190,7 +189,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "webFetchRequestResponse";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PrManagementResult pr_management_result = 10;
      */
@@ -198,7 +197,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "prManagementResult";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.McpAuthRequestResponse mcp_auth_request_response = 11;
      */
@@ -212,7 +211,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "generateImageRequestResponse";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ReplaceEnvResult replace_env_result = 13;
      */
@@ -220,7 +219,7 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
     case: "replaceEnvResult";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ConnectScmRequestResponse connect_scm_request_response = 14;
      */
@@ -235,40 +234,6 @@ export type InteractionResponse = Message<"agent.v1.InteractionResponse"> & {
  */
 export const InteractionResponseSchema: GenMessage<InteractionResponse> = /*@__PURE__*/
   messageDesc(file_agent_v1_interaction_query, 1);
-
-/**
- * Shared "approved" body (empty in every documented response).
- *
- * @generated from message agent.v1.InteractionApproved
- */
-export type InteractionApproved = Message<"agent.v1.InteractionApproved"> & {
-};
-
-/**
- * Describes the message agent.v1.InteractionApproved.
- * Use `create(InteractionApprovedSchema)` to create a new message.
- */
-export const InteractionApprovedSchema: GenMessage<InteractionApproved> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 2);
-
-/**
- * Shared "rejected" body: the minimal decline for most queries.
- *
- * @generated from message agent.v1.InteractionRejected
- */
-export type InteractionRejected = Message<"agent.v1.InteractionRejected"> & {
-  /**
-   * @generated from field: string reason = 1;
-   */
-  reason: string;
-};
-
-/**
- * Describes the message agent.v1.InteractionRejected.
- * Use `create(InteractionRejectedSchema)` to create a new message.
- */
-export const InteractionRejectedSchema: GenMessage<InteractionRejected> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 3);
 
 /**
  * Web search arguments. [C]
@@ -292,7 +257,7 @@ export type WebSearchArgs = Message<"agent.v1.WebSearchArgs"> & {
  * Use `create(WebSearchArgsSchema)` to create a new message.
  */
 export const WebSearchArgsSchema: GenMessage<WebSearchArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 4);
+  messageDesc(file_agent_v1_interaction_query, 2);
 
 /**
  * Approval request for a server-executed web search.
@@ -311,7 +276,7 @@ export type WebSearchRequestQuery = Message<"agent.v1.WebSearchRequestQuery"> & 
  * Use `create(WebSearchRequestQuerySchema)` to create a new message.
  */
 export const WebSearchRequestQuerySchema: GenMessage<WebSearchRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 5);
+  messageDesc(file_agent_v1_interaction_query, 3);
 
 /**
  * approved{} lets the server search; rejected{reason} declines.
@@ -324,15 +289,15 @@ export type WebSearchRequestResponse = Message<"agent.v1.WebSearchRequestRespons
    */
   result: {
     /**
-     * @generated from field: agent.v1.InteractionApproved approved = 1;
+     * @generated from field: agent.v1.WebSearchRequestResponse.Approved approved = 1;
      */
-    value: InteractionApproved;
+    value: WebSearchRequestResponse_Approved;
     case: "approved";
   } | {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 2;
+     * @generated from field: agent.v1.WebSearchRequestResponse.Rejected rejected = 2;
      */
-    value: InteractionRejected;
+    value: WebSearchRequestResponse_Rejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -342,7 +307,41 @@ export type WebSearchRequestResponse = Message<"agent.v1.WebSearchRequestRespons
  * Use `create(WebSearchRequestResponseSchema)` to create a new message.
  */
 export const WebSearchRequestResponseSchema: GenMessage<WebSearchRequestResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 6);
+  messageDesc(file_agent_v1_interaction_query, 4);
+
+/**
+ * Approved: empty. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.WebSearchRequestResponse.Approved
+ */
+export type WebSearchRequestResponse_Approved = Message<"agent.v1.WebSearchRequestResponse.Approved"> & {
+};
+
+/**
+ * Describes the message agent.v1.WebSearchRequestResponse.Approved.
+ * Use `create(WebSearchRequestResponse_ApprovedSchema)` to create a new message.
+ */
+export const WebSearchRequestResponse_ApprovedSchema: GenMessage<WebSearchRequestResponse_Approved> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 4, 0);
+
+/**
+ * Declined, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.WebSearchRequestResponse.Rejected
+ */
+export type WebSearchRequestResponse_Rejected = Message<"agent.v1.WebSearchRequestResponse.Rejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.WebSearchRequestResponse.Rejected.
+ * Use `create(WebSearchRequestResponse_RejectedSchema)` to create a new message.
+ */
+export const WebSearchRequestResponse_RejectedSchema: GenMessage<WebSearchRequestResponse_Rejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 4, 1);
 
 /**
  * Questions for the user. [C]
@@ -379,7 +378,31 @@ export type AskQuestionArgs = Message<"agent.v1.AskQuestionArgs"> & {
  * Use `create(AskQuestionArgsSchema)` to create a new message.
  */
 export const AskQuestionArgsSchema: GenMessage<AskQuestionArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 7);
+  messageDesc(file_agent_v1_interaction_query, 5);
+
+/**
+ * One answer option.
+ *
+ * @generated from message agent.v1.AskQuestionArgs.Option
+ */
+export type AskQuestionArgs_Option = Message<"agent.v1.AskQuestionArgs.Option"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+};
+
+/**
+ * Describes the message agent.v1.AskQuestionArgs.Option.
+ * Use `create(AskQuestionArgs_OptionSchema)` to create a new message.
+ */
+export const AskQuestionArgs_OptionSchema: GenMessage<AskQuestionArgs_Option> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 5, 0);
 
 /**
  * One question.
@@ -398,9 +421,9 @@ export type AskQuestionArgs_Question = Message<"agent.v1.AskQuestionArgs.Questio
   prompt: string;
 
   /**
-   * @generated from field: repeated agent.v1.AskQuestionArgs.Question.Option options = 3;
+   * @generated from field: repeated agent.v1.AskQuestionArgs.Option options = 3;
    */
-  options: AskQuestionArgs_Question_Option[];
+  options: AskQuestionArgs_Option[];
 
   /**
    * @generated from field: bool allow_multiple = 4;
@@ -413,31 +436,7 @@ export type AskQuestionArgs_Question = Message<"agent.v1.AskQuestionArgs.Questio
  * Use `create(AskQuestionArgs_QuestionSchema)` to create a new message.
  */
 export const AskQuestionArgs_QuestionSchema: GenMessage<AskQuestionArgs_Question> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 7, 0);
-
-/**
- * One answer option.
- *
- * @generated from message agent.v1.AskQuestionArgs.Question.Option
- */
-export type AskQuestionArgs_Question_Option = Message<"agent.v1.AskQuestionArgs.Question.Option"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string label = 2;
-   */
-  label: string;
-};
-
-/**
- * Describes the message agent.v1.AskQuestionArgs.Question.Option.
- * Use `create(AskQuestionArgs_Question_OptionSchema)` to create a new message.
- */
-export const AskQuestionArgs_Question_OptionSchema: GenMessage<AskQuestionArgs_Question_Option> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 7, 0, 0);
+  messageDesc(file_agent_v1_interaction_query, 5, 1);
 
 /**
  * The user's answers. [C]
@@ -480,7 +479,7 @@ export type AskQuestionResult = Message<"agent.v1.AskQuestionResult"> & {
  * Use `create(AskQuestionResultSchema)` to create a new message.
  */
 export const AskQuestionResultSchema: GenMessage<AskQuestionResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 8);
+  messageDesc(file_agent_v1_interaction_query, 6);
 
 /**
  * Answers given.
@@ -499,7 +498,7 @@ export type AskQuestionSuccess = Message<"agent.v1.AskQuestionSuccess"> & {
  * Use `create(AskQuestionSuccessSchema)` to create a new message.
  */
 export const AskQuestionSuccessSchema: GenMessage<AskQuestionSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 9);
+  messageDesc(file_agent_v1_interaction_query, 7);
 
 /**
  * One answer.
@@ -518,7 +517,7 @@ export type AskQuestionSuccess_Answer = Message<"agent.v1.AskQuestionSuccess.Ans
   selectedOptionIds: string[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: string freeform_text = 3;
    */
@@ -530,7 +529,7 @@ export type AskQuestionSuccess_Answer = Message<"agent.v1.AskQuestionSuccess.Ans
  * Use `create(AskQuestionSuccess_AnswerSchema)` to create a new message.
  */
 export const AskQuestionSuccess_AnswerSchema: GenMessage<AskQuestionSuccess_Answer> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 9, 0);
+  messageDesc(file_agent_v1_interaction_query, 7, 0);
 
 /**
  * Asking failed.
@@ -549,7 +548,7 @@ export type AskQuestionError = Message<"agent.v1.AskQuestionError"> & {
  * Use `create(AskQuestionErrorSchema)` to create a new message.
  */
 export const AskQuestionErrorSchema: GenMessage<AskQuestionError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 10);
+  messageDesc(file_agent_v1_interaction_query, 8);
 
 /**
  * The user (or a headless client) declined.
@@ -568,7 +567,7 @@ export type AskQuestionRejected = Message<"agent.v1.AskQuestionRejected"> & {
  * Use `create(AskQuestionRejectedSchema)` to create a new message.
  */
 export const AskQuestionRejectedSchema: GenMessage<AskQuestionRejected> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 11);
+  messageDesc(file_agent_v1_interaction_query, 9);
 
 /**
  * Answers will follow asynchronously.
@@ -583,7 +582,7 @@ export type AskQuestionAsync = Message<"agent.v1.AskQuestionAsync"> & {
  * Use `create(AskQuestionAsyncSchema)` to create a new message.
  */
 export const AskQuestionAsyncSchema: GenMessage<AskQuestionAsync> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 12);
+  messageDesc(file_agent_v1_interaction_query, 10);
 
 /**
  * Ask-question query.
@@ -607,7 +606,7 @@ export type AskQuestionInteractionQuery = Message<"agent.v1.AskQuestionInteracti
  * Use `create(AskQuestionInteractionQuerySchema)` to create a new message.
  */
 export const AskQuestionInteractionQuerySchema: GenMessage<AskQuestionInteractionQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 13);
+  messageDesc(file_agent_v1_interaction_query, 11);
 
 /**
  * Ask-question response; decline with result{rejected{reason}}.
@@ -626,7 +625,7 @@ export type AskQuestionInteractionResponse = Message<"agent.v1.AskQuestionIntera
  * Use `create(AskQuestionInteractionResponseSchema)` to create a new message.
  */
 export const AskQuestionInteractionResponseSchema: GenMessage<AskQuestionInteractionResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 14);
+  messageDesc(file_agent_v1_interaction_query, 12);
 
 /**
  * Mode switch request; target_mode_id is a unified mode id such as agent, chat,
@@ -656,7 +655,7 @@ export type SwitchModeArgs = Message<"agent.v1.SwitchModeArgs"> & {
  * Use `create(SwitchModeArgsSchema)` to create a new message.
  */
 export const SwitchModeArgsSchema: GenMessage<SwitchModeArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 15);
+  messageDesc(file_agent_v1_interaction_query, 13);
 
 /**
  * Switch-mode query.
@@ -675,7 +674,7 @@ export type SwitchModeRequestQuery = Message<"agent.v1.SwitchModeRequestQuery"> 
  * Use `create(SwitchModeRequestQuerySchema)` to create a new message.
  */
 export const SwitchModeRequestQuerySchema: GenMessage<SwitchModeRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 16);
+  messageDesc(file_agent_v1_interaction_query, 14);
 
 /**
  * Switch-mode response.
@@ -688,15 +687,15 @@ export type SwitchModeRequestResponse = Message<"agent.v1.SwitchModeRequestRespo
    */
   result: {
     /**
-     * @generated from field: agent.v1.InteractionApproved approved = 1;
+     * @generated from field: agent.v1.SwitchModeRequestResponse.Approved approved = 1;
      */
-    value: InteractionApproved;
+    value: SwitchModeRequestResponse_Approved;
     case: "approved";
   } | {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 2;
+     * @generated from field: agent.v1.SwitchModeRequestResponse.Rejected rejected = 2;
      */
-    value: InteractionRejected;
+    value: SwitchModeRequestResponse_Rejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -706,7 +705,41 @@ export type SwitchModeRequestResponse = Message<"agent.v1.SwitchModeRequestRespo
  * Use `create(SwitchModeRequestResponseSchema)` to create a new message.
  */
 export const SwitchModeRequestResponseSchema: GenMessage<SwitchModeRequestResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 17);
+  messageDesc(file_agent_v1_interaction_query, 15);
+
+/**
+ * Approved: empty. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.SwitchModeRequestResponse.Approved
+ */
+export type SwitchModeRequestResponse_Approved = Message<"agent.v1.SwitchModeRequestResponse.Approved"> & {
+};
+
+/**
+ * Describes the message agent.v1.SwitchModeRequestResponse.Approved.
+ * Use `create(SwitchModeRequestResponse_ApprovedSchema)` to create a new message.
+ */
+export const SwitchModeRequestResponse_ApprovedSchema: GenMessage<SwitchModeRequestResponse_Approved> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 15, 0);
+
+/**
+ * Declined, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.SwitchModeRequestResponse.Rejected
+ */
+export type SwitchModeRequestResponse_Rejected = Message<"agent.v1.SwitchModeRequestResponse.Rejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.SwitchModeRequestResponse.Rejected.
+ * Use `create(SwitchModeRequestResponse_RejectedSchema)` to create a new message.
+ */
+export const SwitchModeRequestResponse_RejectedSchema: GenMessage<SwitchModeRequestResponse_Rejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 15, 1);
 
 /**
  * Body not documented; kept empty.
@@ -721,7 +754,7 @@ export type ExaSearchRequestQuery = Message<"agent.v1.ExaSearchRequestQuery"> & 
  * Use `create(ExaSearchRequestQuerySchema)` to create a new message.
  */
 export const ExaSearchRequestQuerySchema: GenMessage<ExaSearchRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 18);
+  messageDesc(file_agent_v1_interaction_query, 16);
 
 /**
  * Body not documented; kept empty.
@@ -736,7 +769,7 @@ export type ExaFetchRequestQuery = Message<"agent.v1.ExaFetchRequestQuery"> & {
  * Use `create(ExaFetchRequestQuerySchema)` to create a new message.
  */
 export const ExaFetchRequestQuerySchema: GenMessage<ExaFetchRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 19);
+  messageDesc(file_agent_v1_interaction_query, 17);
 
 /**
  * A plan proposed by the model. [C]
@@ -770,9 +803,9 @@ export type CreatePlanArgs = Message<"agent.v1.CreatePlanArgs"> & {
   isProject: boolean;
 
   /**
-   * @generated from field: repeated agent.v1.CreatePlanPhase phases = 6;
+   * @generated from field: repeated agent.v1.Phase phases = 6;
    */
-  phases: CreatePlanPhase[];
+  phases: Phase[];
 };
 
 /**
@@ -780,22 +813,22 @@ export type CreatePlanArgs = Message<"agent.v1.CreatePlanArgs"> & {
  * Use `create(CreatePlanArgsSchema)` to create a new message.
  */
 export const CreatePlanArgsSchema: GenMessage<CreatePlanArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 20);
+  messageDesc(file_agent_v1_interaction_query, 18);
 
 /**
- * A plan phase. Body not documented; kept empty.
+ * A plan phase. Body (#1 name, #2 todos in Cursor's schema) not declared; kept empty.
  *
- * @generated from message agent.v1.CreatePlanPhase
+ * @generated from message agent.v1.Phase
  */
-export type CreatePlanPhase = Message<"agent.v1.CreatePlanPhase"> & {
+export type Phase = Message<"agent.v1.Phase"> & {
 };
 
 /**
- * Describes the message agent.v1.CreatePlanPhase.
- * Use `create(CreatePlanPhaseSchema)` to create a new message.
+ * Describes the message agent.v1.Phase.
+ * Use `create(PhaseSchema)` to create a new message.
  */
-export const CreatePlanPhaseSchema: GenMessage<CreatePlanPhase> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 21);
+export const PhaseSchema: GenMessage<Phase> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 19);
 
 /**
  * Plan outcome. plan_uri sits outside the oneof. [C]
@@ -831,7 +864,7 @@ export type CreatePlanResult = Message<"agent.v1.CreatePlanResult"> & {
  * Use `create(CreatePlanResultSchema)` to create a new message.
  */
 export const CreatePlanResultSchema: GenMessage<CreatePlanResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 22);
+  messageDesc(file_agent_v1_interaction_query, 20);
 
 /**
  * Plan accepted.
@@ -846,7 +879,7 @@ export type CreatePlanSuccess = Message<"agent.v1.CreatePlanSuccess"> & {
  * Use `create(CreatePlanSuccessSchema)` to create a new message.
  */
 export const CreatePlanSuccessSchema: GenMessage<CreatePlanSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 23);
+  messageDesc(file_agent_v1_interaction_query, 21);
 
 /**
  * Plan declined or failed.
@@ -865,7 +898,7 @@ export type CreatePlanError = Message<"agent.v1.CreatePlanError"> & {
  * Use `create(CreatePlanErrorSchema)` to create a new message.
  */
 export const CreatePlanErrorSchema: GenMessage<CreatePlanError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 24);
+  messageDesc(file_agent_v1_interaction_query, 22);
 
 /**
  * Create-plan query.
@@ -889,7 +922,7 @@ export type CreatePlanRequestQuery = Message<"agent.v1.CreatePlanRequestQuery"> 
  * Use `create(CreatePlanRequestQuerySchema)` to create a new message.
  */
 export const CreatePlanRequestQuerySchema: GenMessage<CreatePlanRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 25);
+  messageDesc(file_agent_v1_interaction_query, 23);
 
 /**
  * Create-plan response; decline with result{error{error}}.
@@ -908,7 +941,7 @@ export type CreatePlanRequestResponse = Message<"agent.v1.CreatePlanRequestRespo
  * Use `create(CreatePlanRequestResponseSchema)` to create a new message.
  */
 export const CreatePlanRequestResponseSchema: GenMessage<CreatePlanRequestResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 26);
+  messageDesc(file_agent_v1_interaction_query, 24);
 
 /**
  * VM setup commands. #1 is not documented. [C]
@@ -932,7 +965,7 @@ export type SetupVmEnvironmentArgs = Message<"agent.v1.SetupVmEnvironmentArgs"> 
  * Use `create(SetupVmEnvironmentArgsSchema)` to create a new message.
  */
 export const SetupVmEnvironmentArgsSchema: GenMessage<SetupVmEnvironmentArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 27);
+  messageDesc(file_agent_v1_interaction_query, 25);
 
 /**
  * The only documented case is success{}.
@@ -957,7 +990,7 @@ export type SetupVmEnvironmentResult = Message<"agent.v1.SetupVmEnvironmentResul
  * Use `create(SetupVmEnvironmentResultSchema)` to create a new message.
  */
 export const SetupVmEnvironmentResultSchema: GenMessage<SetupVmEnvironmentResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 28);
+  messageDesc(file_agent_v1_interaction_query, 26);
 
 /**
  * VM setup acknowledged.
@@ -972,7 +1005,7 @@ export type SetupVmEnvironmentSuccess = Message<"agent.v1.SetupVmEnvironmentSucc
  * Use `create(SetupVmEnvironmentSuccessSchema)` to create a new message.
  */
 export const SetupVmEnvironmentSuccessSchema: GenMessage<SetupVmEnvironmentSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 29);
+  messageDesc(file_agent_v1_interaction_query, 27);
 
 /**
  * Approval request for a fetch; approved is followed by an exec fetch_args.
@@ -981,9 +1014,9 @@ export const SetupVmEnvironmentSuccessSchema: GenMessage<SetupVmEnvironmentSucce
  */
 export type WebFetchRequestQuery = Message<"agent.v1.WebFetchRequestQuery"> & {
   /**
-   * @generated from field: agent.v1.FetchArgs args = 1;
+   * @generated from field: agent.v1.WebFetchArgs args = 1;
    */
-  args?: FetchArgs | undefined;
+  args?: WebFetchArgs | undefined;
 };
 
 /**
@@ -991,7 +1024,31 @@ export type WebFetchRequestQuery = Message<"agent.v1.WebFetchRequestQuery"> & {
  * Use `create(WebFetchRequestQuerySchema)` to create a new message.
  */
 export const WebFetchRequestQuerySchema: GenMessage<WebFetchRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 30);
+  messageDesc(file_agent_v1_interaction_query, 28);
+
+/**
+ * The fetch to approve (the same fields as FetchArgs). [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.WebFetchArgs
+ */
+export type WebFetchArgs = Message<"agent.v1.WebFetchArgs"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string tool_call_id = 2;
+   */
+  toolCallId: string;
+};
+
+/**
+ * Describes the message agent.v1.WebFetchArgs.
+ * Use `create(WebFetchArgsSchema)` to create a new message.
+ */
+export const WebFetchArgsSchema: GenMessage<WebFetchArgs> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 29);
 
 /**
  * Web-fetch response.
@@ -1004,15 +1061,15 @@ export type WebFetchRequestResponse = Message<"agent.v1.WebFetchRequestResponse"
    */
   result: {
     /**
-     * @generated from field: agent.v1.InteractionApproved approved = 1;
+     * @generated from field: agent.v1.WebFetchRequestResponse.Approved approved = 1;
      */
-    value: InteractionApproved;
+    value: WebFetchRequestResponse_Approved;
     case: "approved";
   } | {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 2;
+     * @generated from field: agent.v1.WebFetchRequestResponse.Rejected rejected = 2;
      */
-    value: InteractionRejected;
+    value: WebFetchRequestResponse_Rejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -1022,10 +1079,44 @@ export type WebFetchRequestResponse = Message<"agent.v1.WebFetchRequestResponse"
  * Use `create(WebFetchRequestResponseSchema)` to create a new message.
  */
 export const WebFetchRequestResponseSchema: GenMessage<WebFetchRequestResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 31);
+  messageDesc(file_agent_v1_interaction_query, 30);
 
 /**
- * Body not documented; kept empty. [S]
+ * Approved: empty. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.WebFetchRequestResponse.Approved
+ */
+export type WebFetchRequestResponse_Approved = Message<"agent.v1.WebFetchRequestResponse.Approved"> & {
+};
+
+/**
+ * Describes the message agent.v1.WebFetchRequestResponse.Approved.
+ * Use `create(WebFetchRequestResponse_ApprovedSchema)` to create a new message.
+ */
+export const WebFetchRequestResponse_ApprovedSchema: GenMessage<WebFetchRequestResponse_Approved> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 30, 0);
+
+/**
+ * Declined, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.WebFetchRequestResponse.Rejected
+ */
+export type WebFetchRequestResponse_Rejected = Message<"agent.v1.WebFetchRequestResponse.Rejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.WebFetchRequestResponse.Rejected.
+ * Use `create(WebFetchRequestResponse_RejectedSchema)` to create a new message.
+ */
+export const WebFetchRequestResponse_RejectedSchema: GenMessage<WebFetchRequestResponse_Rejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 30, 1);
+
+/**
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.PrManagementRequestQuery
  */
@@ -1037,7 +1128,7 @@ export type PrManagementRequestQuery = Message<"agent.v1.PrManagementRequestQuer
  * Use `create(PrManagementRequestQuerySchema)` to create a new message.
  */
 export const PrManagementRequestQuerySchema: GenMessage<PrManagementRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 32);
+  messageDesc(file_agent_v1_interaction_query, 31);
 
 /**
  * Only the rejected case (#3) is documented. [S]
@@ -1050,9 +1141,9 @@ export type PrManagementResult = Message<"agent.v1.PrManagementResult"> & {
    */
   result: {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 3;
+     * @generated from field: agent.v1.PrManagementRejected rejected = 3;
      */
-    value: InteractionRejected;
+    value: PrManagementRejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -1062,10 +1153,29 @@ export type PrManagementResult = Message<"agent.v1.PrManagementResult"> & {
  * Use `create(PrManagementResultSchema)` to create a new message.
  */
 export const PrManagementResultSchema: GenMessage<PrManagementResult> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 32);
+
+/**
+ * PR management declined. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PrManagementRejected
+ */
+export type PrManagementRejected = Message<"agent.v1.PrManagementRejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.PrManagementRejected.
+ * Use `create(PrManagementRejectedSchema)` to create a new message.
+ */
+export const PrManagementRejectedSchema: GenMessage<PrManagementRejected> = /*@__PURE__*/
   messageDesc(file_agent_v1_interaction_query, 33);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.McpAuthRequestQuery
  */
@@ -1090,15 +1200,15 @@ export type McpAuthRequestResponse = Message<"agent.v1.McpAuthRequestResponse"> 
    */
   result: {
     /**
-     * @generated from field: agent.v1.InteractionApproved approved = 1;
+     * @generated from field: agent.v1.McpAuthRequestResponse.Approved approved = 1;
      */
-    value: InteractionApproved;
+    value: McpAuthRequestResponse_Approved;
     case: "approved";
   } | {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 2;
+     * @generated from field: agent.v1.McpAuthRequestResponse.Rejected rejected = 2;
      */
-    value: InteractionRejected;
+    value: McpAuthRequestResponse_Rejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -1109,6 +1219,40 @@ export type McpAuthRequestResponse = Message<"agent.v1.McpAuthRequestResponse"> 
  */
 export const McpAuthRequestResponseSchema: GenMessage<McpAuthRequestResponse> = /*@__PURE__*/
   messageDesc(file_agent_v1_interaction_query, 35);
+
+/**
+ * Approved: empty. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.McpAuthRequestResponse.Approved
+ */
+export type McpAuthRequestResponse_Approved = Message<"agent.v1.McpAuthRequestResponse.Approved"> & {
+};
+
+/**
+ * Describes the message agent.v1.McpAuthRequestResponse.Approved.
+ * Use `create(McpAuthRequestResponse_ApprovedSchema)` to create a new message.
+ */
+export const McpAuthRequestResponse_ApprovedSchema: GenMessage<McpAuthRequestResponse_Approved> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 35, 0);
+
+/**
+ * Declined, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.McpAuthRequestResponse.Rejected
+ */
+export type McpAuthRequestResponse_Rejected = Message<"agent.v1.McpAuthRequestResponse.Rejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.McpAuthRequestResponse.Rejected.
+ * Use `create(McpAuthRequestResponse_RejectedSchema)` to create a new message.
+ */
+export const McpAuthRequestResponse_RejectedSchema: GenMessage<McpAuthRequestResponse_Rejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 35, 1);
 
 /**
  * Image generation request. [C]
@@ -1174,15 +1318,15 @@ export type GenerateImageRequestResponse = Message<"agent.v1.GenerateImageReques
    */
   result: {
     /**
-     * @generated from field: agent.v1.GenerateImageApproved approved = 1;
+     * @generated from field: agent.v1.GenerateImageRequestResponse.Approved approved = 1;
      */
-    value: GenerateImageApproved;
+    value: GenerateImageRequestResponse_Approved;
     case: "approved";
   } | {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 2;
+     * @generated from field: agent.v1.GenerateImageRequestResponse.Rejected rejected = 2;
      */
-    value: InteractionRejected;
+    value: GenerateImageRequestResponse_Rejected;
     case: "rejected";
   } | { case: undefined; value?: undefined };
 };
@@ -1195,11 +1339,11 @@ export const GenerateImageRequestResponseSchema: GenMessage<GenerateImageRequest
   messageDesc(file_agent_v1_interaction_query, 38);
 
 /**
- * Image generation approved.
+ * Image generation approved. [C: Cursor's client 1.0.32]
  *
- * @generated from message agent.v1.GenerateImageApproved
+ * @generated from message agent.v1.GenerateImageRequestResponse.Approved
  */
-export type GenerateImageApproved = Message<"agent.v1.GenerateImageApproved"> & {
+export type GenerateImageRequestResponse_Approved = Message<"agent.v1.GenerateImageRequestResponse.Approved"> & {
   /**
    * @generated from field: string description = 1;
    */
@@ -1207,14 +1351,33 @@ export type GenerateImageApproved = Message<"agent.v1.GenerateImageApproved"> & 
 };
 
 /**
- * Describes the message agent.v1.GenerateImageApproved.
- * Use `create(GenerateImageApprovedSchema)` to create a new message.
+ * Describes the message agent.v1.GenerateImageRequestResponse.Approved.
+ * Use `create(GenerateImageRequestResponse_ApprovedSchema)` to create a new message.
  */
-export const GenerateImageApprovedSchema: GenMessage<GenerateImageApproved> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 39);
+export const GenerateImageRequestResponse_ApprovedSchema: GenMessage<GenerateImageRequestResponse_Approved> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 38, 0);
 
 /**
- * Body not documented; kept empty. [S]
+ * Declined, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.GenerateImageRequestResponse.Rejected
+ */
+export type GenerateImageRequestResponse_Rejected = Message<"agent.v1.GenerateImageRequestResponse.Rejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.GenerateImageRequestResponse.Rejected.
+ * Use `create(GenerateImageRequestResponse_RejectedSchema)` to create a new message.
+ */
+export const GenerateImageRequestResponse_RejectedSchema: GenMessage<GenerateImageRequestResponse_Rejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 38, 1);
+
+/**
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ReplaceEnvArgs
  */
@@ -1226,7 +1389,7 @@ export type ReplaceEnvArgs = Message<"agent.v1.ReplaceEnvArgs"> & {
  * Use `create(ReplaceEnvArgsSchema)` to create a new message.
  */
 export const ReplaceEnvArgsSchema: GenMessage<ReplaceEnvArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 40);
+  messageDesc(file_agent_v1_interaction_query, 39);
 
 /**
  * Replace-env outcome; decline with failure{error_message, setup_logs: ""}. [S]
@@ -1257,7 +1420,7 @@ export type ReplaceEnvResult = Message<"agent.v1.ReplaceEnvResult"> & {
  * Use `create(ReplaceEnvResultSchema)` to create a new message.
  */
 export const ReplaceEnvResultSchema: GenMessage<ReplaceEnvResult> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 41);
+  messageDesc(file_agent_v1_interaction_query, 40);
 
 /**
  * Environment replaced.
@@ -1272,7 +1435,7 @@ export type ReplaceEnvSuccess = Message<"agent.v1.ReplaceEnvSuccess"> & {
  * Use `create(ReplaceEnvSuccessSchema)` to create a new message.
  */
 export const ReplaceEnvSuccessSchema: GenMessage<ReplaceEnvSuccess> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 42);
+  messageDesc(file_agent_v1_interaction_query, 41);
 
 /**
  * Environment not replaced.
@@ -1296,10 +1459,10 @@ export type ReplaceEnvFailure = Message<"agent.v1.ReplaceEnvFailure"> & {
  * Use `create(ReplaceEnvFailureSchema)` to create a new message.
  */
 export const ReplaceEnvFailureSchema: GenMessage<ReplaceEnvFailure> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 43);
+  messageDesc(file_agent_v1_interaction_query, 42);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ConnectScmRequestQuery
  */
@@ -1311,7 +1474,7 @@ export type ConnectScmRequestQuery = Message<"agent.v1.ConnectScmRequestQuery"> 
  * Use `create(ConnectScmRequestQuerySchema)` to create a new message.
  */
 export const ConnectScmRequestQuerySchema: GenMessage<ConnectScmRequestQuery> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 44);
+  messageDesc(file_agent_v1_interaction_query, 43);
 
 /**
  * Connect-SCM response. [S]
@@ -1324,21 +1487,21 @@ export type ConnectScmRequestResponse = Message<"agent.v1.ConnectScmRequestRespo
    */
   result: {
     /**
-     * @generated from field: agent.v1.InteractionApproved approved = 1;
+     * @generated from field: agent.v1.ConnectScmRequestResponse.Approved approved = 1;
      */
-    value: InteractionApproved;
+    value: ConnectScmRequestResponse_Approved;
     case: "approved";
   } | {
     /**
-     * @generated from field: agent.v1.InteractionRejected rejected = 2;
+     * @generated from field: agent.v1.ConnectScmRequestResponse.Rejected rejected = 2;
      */
-    value: InteractionRejected;
+    value: ConnectScmRequestResponse_Rejected;
     case: "rejected";
   } | {
     /**
-     * @generated from field: agent.v1.ConnectScmFailed failed = 3;
+     * @generated from field: agent.v1.ConnectScmRequestResponse.Failed failed = 3;
      */
-    value: ConnectScmFailed;
+    value: ConnectScmRequestResponse_Failed;
     case: "failed";
   } | { case: undefined; value?: undefined };
 };
@@ -1348,14 +1511,48 @@ export type ConnectScmRequestResponse = Message<"agent.v1.ConnectScmRequestRespo
  * Use `create(ConnectScmRequestResponseSchema)` to create a new message.
  */
 export const ConnectScmRequestResponseSchema: GenMessage<ConnectScmRequestResponse> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 45);
+  messageDesc(file_agent_v1_interaction_query, 44);
 
 /**
- * Connection failed.
+ * Approved: empty. [C: Cursor's client 1.0.32]
  *
- * @generated from message agent.v1.ConnectScmFailed
+ * @generated from message agent.v1.ConnectScmRequestResponse.Approved
  */
-export type ConnectScmFailed = Message<"agent.v1.ConnectScmFailed"> & {
+export type ConnectScmRequestResponse_Approved = Message<"agent.v1.ConnectScmRequestResponse.Approved"> & {
+};
+
+/**
+ * Describes the message agent.v1.ConnectScmRequestResponse.Approved.
+ * Use `create(ConnectScmRequestResponse_ApprovedSchema)` to create a new message.
+ */
+export const ConnectScmRequestResponse_ApprovedSchema: GenMessage<ConnectScmRequestResponse_Approved> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 44, 0);
+
+/**
+ * Declined, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ConnectScmRequestResponse.Rejected
+ */
+export type ConnectScmRequestResponse_Rejected = Message<"agent.v1.ConnectScmRequestResponse.Rejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.ConnectScmRequestResponse.Rejected.
+ * Use `create(ConnectScmRequestResponse_RejectedSchema)` to create a new message.
+ */
+export const ConnectScmRequestResponse_RejectedSchema: GenMessage<ConnectScmRequestResponse_Rejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 44, 1);
+
+/**
+ * Connection failed. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ConnectScmRequestResponse.Failed
+ */
+export type ConnectScmRequestResponse_Failed = Message<"agent.v1.ConnectScmRequestResponse.Failed"> & {
   /**
    * @generated from field: string error = 1;
    */
@@ -1363,9 +1560,9 @@ export type ConnectScmFailed = Message<"agent.v1.ConnectScmFailed"> & {
 };
 
 /**
- * Describes the message agent.v1.ConnectScmFailed.
- * Use `create(ConnectScmFailedSchema)` to create a new message.
+ * Describes the message agent.v1.ConnectScmRequestResponse.Failed.
+ * Use `create(ConnectScmRequestResponse_FailedSchema)` to create a new message.
  */
-export const ConnectScmFailedSchema: GenMessage<ConnectScmFailed> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_query, 46);
+export const ConnectScmRequestResponse_FailedSchema: GenMessage<ConnectScmRequestResponse_Failed> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_query, 44, 2);
 

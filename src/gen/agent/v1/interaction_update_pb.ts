@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/interaction_update.proto.
  */
 export const file_agent_v1_interaction_update: GenFile = /*@__PURE__*/
-  fileDesc("CiFhZ2VudC92MS9pbnRlcmFjdGlvbl91cGRhdGUucHJvdG8SCGFnZW50LnYxIrMLChFJbnRlcmFjdGlvblVwZGF0ZRIvCgp0ZXh0X2RlbHRhGAEgASgLMhkuYWdlbnQudjEuVGV4dERlbHRhVXBkYXRlSAASPAoRdG9vbF9jYWxsX3N0YXJ0ZWQYAiABKAsyHy5hZ2VudC52MS5Ub29sQ2FsbFN0YXJ0ZWRVcGRhdGVIABJAChN0b29sX2NhbGxfY29tcGxldGVkGAMgASgLMiEuYWdlbnQudjEuVG9vbENhbGxDb21wbGV0ZWRVcGRhdGVIABI3Cg50aGlua2luZ19kZWx0YRgEIAEoCzIdLmFnZW50LnYxLlRoaW5raW5nRGVsdGFVcGRhdGVIABI/ChJ0aGlua2luZ19jb21wbGV0ZWQYBSABKAsyIS5hZ2VudC52MS5UaGlua2luZ0NvbXBsZXRlZFVwZGF0ZUgAEkQKFXVzZXJfbWVzc2FnZV9hcHBlbmRlZBgGIAEoCzIjLmFnZW50LnYxLlVzZXJNZXNzYWdlQXBwZW5kZWRVcGRhdGVIABI8ChFwYXJ0aWFsX3Rvb2xfY2FsbBgHIAEoCzIfLmFnZW50LnYxLlBhcnRpYWxUb29sQ2FsbFVwZGF0ZUgAEjEKC3Rva2VuX2RlbHRhGAggASgLMhouYWdlbnQudjEuVG9rZW5EZWx0YVVwZGF0ZUgAEioKB3N1bW1hcnkYCSABKAsyFy5hZ2VudC52MS5TdW1tYXJ5VXBkYXRlSAASOQoPc3VtbWFyeV9zdGFydGVkGAogASgLMh4uYWdlbnQudjEuU3VtbWFyeVN0YXJ0ZWRVcGRhdGVIABI9ChFzdW1tYXJ5X2NvbXBsZXRlZBgLIAEoCzIgLmFnZW50LnYxLlN1bW1hcnlDb21wbGV0ZWRVcGRhdGVIABI+ChJzaGVsbF9vdXRwdXRfZGVsdGEYDCABKAsyIC5hZ2VudC52MS5TaGVsbE91dHB1dERlbHRhVXBkYXRlSAASLgoJaGVhcnRiZWF0GA0gASgLMhkuYWdlbnQudjEuSGVhcnRiZWF0VXBkYXRlSAASLwoKdHVybl9lbmRlZBgOIAEoCzIZLmFnZW50LnYxLlR1cm5FbmRlZFVwZGF0ZUgAEjgKD3Rvb2xfY2FsbF9kZWx0YRgPIAEoCzIdLmFnZW50LnYxLlRvb2xDYWxsRGVsdGFVcGRhdGVIABIzCgxzdGVwX3N0YXJ0ZWQYECABKAsyGy5hZ2VudC52MS5TdGVwU3RhcnRlZFVwZGF0ZUgAEjcKDnN0ZXBfY29tcGxldGVkGBEgASgLMh0uYWdlbnQudjEuU3RlcENvbXBsZXRlZFVwZGF0ZUgAEj0KEXByb21wdF9zdWdnZXN0aW9uGBIgASgLMiAuYWdlbnQudjEuUHJvbXB0U3VnZ2VzdGlvblVwZGF0ZUgAEkAKE3Bvc3RfcmVxdWVzdF9wcm9tcHQYEyABKAsyIS5hZ2VudC52MS5Qb3N0UmVxdWVzdFByb21wdFVwZGF0ZUgAEkIKFGFjdGl2ZV9icmFuY2hfY2hhbmdlGBQgASgLMiIuYWdlbnQudjEuQWN0aXZlQnJhbmNoQ2hhbmdlVXBkYXRlSAASOwoQZmVlZGJhY2tfcmVxdWVzdBgVIAEoCzIfLmFnZW50LnYxLkZlZWRiYWNrUmVxdWVzdFVwZGF0ZUgAEkEKE3Jlc3BvbnNlX2NvbXBhcmlzb24YFiABKAsyIi5hZ2VudC52MS5SZXNwb25zZUNvbXBhcmlzb25VcGRhdGVIABJIChdjb250ZXh0X2luamVjdGlvbl9zdGF0ZRgXIAEoCzIlLmFnZW50LnYxLkNvbnRleHRJbmplY3Rpb25TdGF0ZVVwZGF0ZUgAEjMKDHJvdXRlZF9tb2RlbBgYIAEoCzIbLmFnZW50LnYxLlJvdXRlZE1vZGVsVXBkYXRlSABCCQoHbWVzc2FnZSI5Cg9UZXh0RGVsdGFVcGRhdGUSDAoEdGV4dBgBIAEoCRIYChBpc19zZXJ2ZXJfbm90aWNlGAIgASgIImwKE1RoaW5raW5nRGVsdGFVcGRhdGUSDAoEdGV4dBgBIAEoCRI0Cg50aGlua2luZ19zdHlsZRgCIAEoDjIXLmFnZW50LnYxLlRoaW5raW5nU3R5bGVIAIgBAUIRCg9fdGhpbmtpbmdfc3R5bGUiNwoXVGhpbmtpbmdDb21wbGV0ZWRVcGRhdGUSHAoUdGhpbmtpbmdfZHVyYXRpb25fbXMYASABKAUiIgoQVG9rZW5EZWx0YVVwZGF0ZRIOCgZ0b2tlbnMYASABKAUiJAoRU3RlcFN0YXJ0ZWRVcGRhdGUSDwoHc3RlcF9pZBgBIAEoBCJAChNTdGVwQ29tcGxldGVkVXBkYXRlEg8KB3N0ZXBfaWQYASABKAQSGAoQc3RlcF9kdXJhdGlvbl9tcxgCIAEoAyJIChlVc2VyTWVzc2FnZUFwcGVuZGVkVXBkYXRlEisKDHVzZXJfbWVzc2FnZRgBIAEoCzIVLmFnZW50LnYxLlVzZXJNZXNzYWdlIhYKFFN1bW1hcnlTdGFydGVkVXBkYXRlIiAKDVN1bW1hcnlVcGRhdGUSDwoHc3VtbWFyeRgBIAEoCSJEChZTdW1tYXJ5Q29tcGxldGVkVXBkYXRlEhkKDGhvb2tfbWVzc2FnZRgBIAEoCUgAiAEBQg8KDV9ob29rX21lc3NhZ2Ui1wEKFlNoZWxsT3V0cHV0RGVsdGFVcGRhdGUSLQoGc3Rkb3V0GAEgASgLMhsuYWdlbnQudjEuU2hlbGxTdHJlYW1TdGRvdXRIABItCgZzdGRlcnIYAiABKAsyGy5hZ2VudC52MS5TaGVsbFN0cmVhbVN0ZGVyckgAEikKBGV4aXQYAyABKAsyGS5hZ2VudC52MS5TaGVsbFN0cmVhbUV4aXRIABIrCgVzdGFydBgEIAEoCzIaLmFnZW50LnYxLlNoZWxsU3RyZWFtU3RhcnRIAEIHCgVldmVudCIRCg9IZWFydGJlYXRVcGRhdGUijQIKD1R1cm5FbmRlZFVwZGF0ZRIZCgxpbnB1dF90b2tlbnMYASABKANIAIgBARIaCg1vdXRwdXRfdG9rZW5zGAIgASgDSAGIAQESHgoRY2FjaGVfcmVhZF90b2tlbnMYAyABKANIAogBARIfChJjYWNoZV93cml0ZV90b2tlbnMYBCABKANIA4gBARIdChByZWFzb25pbmdfdG9rZW5zGAUgASgDSASIAQFCDwoNX2lucHV0X3Rva2Vuc0IQCg5fb3V0cHV0X3Rva2Vuc0IUChJfY2FjaGVfcmVhZF90b2tlbnNCFQoTX2NhY2hlX3dyaXRlX3Rva2Vuc0ITChFfcmVhc29uaW5nX3Rva2VucyJmChVUb29sQ2FsbFN0YXJ0ZWRVcGRhdGUSDwoHY2FsbF9pZBgBIAEoCRIlCgl0b29sX2NhbGwYAiABKAsyEi5hZ2VudC52MS5Ub29sQ2FsbBIVCg1tb2RlbF9jYWxsX2lkGAMgASgJImgKF1Rvb2xDYWxsQ29tcGxldGVkVXBkYXRlEg8KB2NhbGxfaWQYASABKAkSJQoJdG9vbF9jYWxsGAIgASgLMhIuYWdlbnQudjEuVG9vbENhbGwSFQoNbW9kZWxfY2FsbF9pZBgDIAEoCSJ/ChVQYXJ0aWFsVG9vbENhbGxVcGRhdGUSDwoHY2FsbF9pZBgBIAEoCRIlCgl0b29sX2NhbGwYAiABKAsyEi5hZ2VudC52MS5Ub29sQ2FsbBIXCg9hcmdzX3RleHRfZGVsdGEYAyABKAkSFQoNbW9kZWxfY2FsbF9pZBgEIAEoCSJvChNUb29sQ2FsbERlbHRhVXBkYXRlEg8KB2NhbGxfaWQYASABKAkSMAoPdG9vbF9jYWxsX2RlbHRhGAIgASgLMhcuYWdlbnQudjEuVG9vbENhbGxEZWx0YRIVCg1tb2RlbF9jYWxsX2lkGAMgASgJIpsCCg1Ub29sQ2FsbERlbHRhEj0KFXNoZWxsX3Rvb2xfY2FsbF9kZWx0YRgBIAEoCzIcLmFnZW50LnYxLlNoZWxsVG9vbENhbGxEZWx0YUgAEjsKFHRhc2tfdG9vbF9jYWxsX2RlbHRhGAIgASgLMhsuYWdlbnQudjEuVGFza1Rvb2xDYWxsRGVsdGFIABI7ChRlZGl0X3Rvb2xfY2FsbF9kZWx0YRgDIAEoCzIbLmFnZW50LnYxLkVkaXRUb29sQ2FsbERlbHRhSAASSAobcmVwbGFjZV9lbnZfdG9vbF9jYWxsX2RlbHRhGAQgASgLMiEuYWdlbnQudjEuUmVwbGFjZUVudlRvb2xDYWxsRGVsdGFIAEIHCgVkZWx0YSKJAQoSU2hlbGxUb29sQ2FsbERlbHRhEjQKBnN0ZG91dBgBIAEoCzIiLmFnZW50LnYxLlNoZWxsVG9vbENhbGxTdGRvdXREZWx0YUgAEjQKBnN0ZGVychgCIAEoCzIiLmFnZW50LnYxLlNoZWxsVG9vbENhbGxTdGRlcnJEZWx0YUgAQgcKBWRlbHRhIisKGFNoZWxsVG9vbENhbGxTdGRvdXREZWx0YRIPCgdjb250ZW50GAEgASgJIisKGFNoZWxsVG9vbENhbGxTdGRlcnJEZWx0YRIPCgdjb250ZW50GAEgASgJIkwKEVRhc2tUb29sQ2FsbERlbHRhEjcKEmludGVyYWN0aW9uX3VwZGF0ZRgBIAEoCzIbLmFnZW50LnYxLkludGVyYWN0aW9uVXBkYXRlIjEKEUVkaXRUb29sQ2FsbERlbHRhEhwKFHN0cmVhbV9jb250ZW50X2RlbHRhGAEgASgJIhkKF1JlcGxhY2VFbnZUb29sQ2FsbERlbHRhIiwKFlByb21wdFN1Z2dlc3Rpb25VcGRhdGUSEgoKc3VnZ2VzdGlvbhgBIAEoCSJjChdQb3N0UmVxdWVzdFByb21wdFVwZGF0ZRINCgV0aXRsZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhQKDGJ1dHRvbl9sYWJlbBgDIAEoCRISCgpidXR0b25fdXJsGAQgASgJIj0KGEFjdGl2ZUJyYW5jaENoYW5nZVVwZGF0ZRIMCgRwYXRoGAEgASgJEhMKC2JyYW5jaF9uYW1lGAIgASgJIhcKFUZlZWRiYWNrUmVxdWVzdFVwZGF0ZSIaChhSZXNwb25zZUNvbXBhcmlzb25VcGRhdGUiQgobQ29udGV4dEluamVjdGlvblN0YXRlVXBkYXRlEhQKDGluamVjdGlvbl9pZBgBIAEoCRINCgVzdGF0ZRgCIAEoBSIpChFSb3V0ZWRNb2RlbFVwZGF0ZRIUCgxkaXNwbGF5X25hbWUYASABKAkqfgoNVGhpbmtpbmdTdHlsZRIeChpUSElOS0lOR19TVFlMRV9VTlNQRUNJRklFRBAAEhoKFlRISU5LSU5HX1NUWUxFX0RFRkFVTFQQARIYChRUSElOS0lOR19TVFlMRV9DT0RFWBACEhcKE1RISU5LSU5HX1NUWUxFX0dQVDUQA2IGcHJvdG8z", [file_agent_v1_exec_shell, file_agent_v1_tool_call, file_agent_v1_user_message]);
+  fileDesc("CiFhZ2VudC92MS9pbnRlcmFjdGlvbl91cGRhdGUucHJvdG8SCGFnZW50LnYxIq0LChFJbnRlcmFjdGlvblVwZGF0ZRIvCgp0ZXh0X2RlbHRhGAEgASgLMhkuYWdlbnQudjEuVGV4dERlbHRhVXBkYXRlSAASPAoRdG9vbF9jYWxsX3N0YXJ0ZWQYAiABKAsyHy5hZ2VudC52MS5Ub29sQ2FsbFN0YXJ0ZWRVcGRhdGVIABJAChN0b29sX2NhbGxfY29tcGxldGVkGAMgASgLMiEuYWdlbnQudjEuVG9vbENhbGxDb21wbGV0ZWRVcGRhdGVIABI3Cg50aGlua2luZ19kZWx0YRgEIAEoCzIdLmFnZW50LnYxLlRoaW5raW5nRGVsdGFVcGRhdGVIABI/ChJ0aGlua2luZ19jb21wbGV0ZWQYBSABKAsyIS5hZ2VudC52MS5UaGlua2luZ0NvbXBsZXRlZFVwZGF0ZUgAEkQKFXVzZXJfbWVzc2FnZV9hcHBlbmRlZBgGIAEoCzIjLmFnZW50LnYxLlVzZXJNZXNzYWdlQXBwZW5kZWRVcGRhdGVIABI8ChFwYXJ0aWFsX3Rvb2xfY2FsbBgHIAEoCzIfLmFnZW50LnYxLlBhcnRpYWxUb29sQ2FsbFVwZGF0ZUgAEjEKC3Rva2VuX2RlbHRhGAggASgLMhouYWdlbnQudjEuVG9rZW5EZWx0YVVwZGF0ZUgAEioKB3N1bW1hcnkYCSABKAsyFy5hZ2VudC52MS5TdW1tYXJ5VXBkYXRlSAASOQoPc3VtbWFyeV9zdGFydGVkGAogASgLMh4uYWdlbnQudjEuU3VtbWFyeVN0YXJ0ZWRVcGRhdGVIABI9ChFzdW1tYXJ5X2NvbXBsZXRlZBgLIAEoCzIgLmFnZW50LnYxLlN1bW1hcnlDb21wbGV0ZWRVcGRhdGVIABI+ChJzaGVsbF9vdXRwdXRfZGVsdGEYDCABKAsyIC5hZ2VudC52MS5TaGVsbE91dHB1dERlbHRhVXBkYXRlSAASLgoJaGVhcnRiZWF0GA0gASgLMhkuYWdlbnQudjEuSGVhcnRiZWF0VXBkYXRlSAASLwoKdHVybl9lbmRlZBgOIAEoCzIZLmFnZW50LnYxLlR1cm5FbmRlZFVwZGF0ZUgAEjgKD3Rvb2xfY2FsbF9kZWx0YRgPIAEoCzIdLmFnZW50LnYxLlRvb2xDYWxsRGVsdGFVcGRhdGVIABIzCgxzdGVwX3N0YXJ0ZWQYECABKAsyGy5hZ2VudC52MS5TdGVwU3RhcnRlZFVwZGF0ZUgAEjcKDnN0ZXBfY29tcGxldGVkGBEgASgLMh0uYWdlbnQudjEuU3RlcENvbXBsZXRlZFVwZGF0ZUgAEj0KEXByb21wdF9zdWdnZXN0aW9uGBIgASgLMiAuYWdlbnQudjEuUHJvbXB0U3VnZ2VzdGlvblVwZGF0ZUgAEkAKE3Bvc3RfcmVxdWVzdF9wcm9tcHQYEyABKAsyIS5hZ2VudC52MS5Qb3N0UmVxdWVzdFByb21wdFVwZGF0ZUgAEjwKFGFjdGl2ZV9icmFuY2hfY2hhbmdlGBQgASgLMhwuYWdlbnQudjEuQWN0aXZlQnJhbmNoQ2hhbmdlSAASOwoQZmVlZGJhY2tfcmVxdWVzdBgVIAEoCzIfLmFnZW50LnYxLkZlZWRiYWNrUmVxdWVzdFVwZGF0ZUgAEkEKE3Jlc3BvbnNlX2NvbXBhcmlzb24YFiABKAsyIi5hZ2VudC52MS5SZXNwb25zZUNvbXBhcmlzb25VcGRhdGVIABJIChdjb250ZXh0X2luamVjdGlvbl9zdGF0ZRgXIAEoCzIlLmFnZW50LnYxLkNvbnRleHRJbmplY3Rpb25TdGF0ZVVwZGF0ZUgAEjMKDHJvdXRlZF9tb2RlbBgYIAEoCzIbLmFnZW50LnYxLlJvdXRlZE1vZGVsVXBkYXRlSABCCQoHbWVzc2FnZSI5Cg9UZXh0RGVsdGFVcGRhdGUSDAoEdGV4dBgBIAEoCRIYChBpc19zZXJ2ZXJfbm90aWNlGAIgASgIImwKE1RoaW5raW5nRGVsdGFVcGRhdGUSDAoEdGV4dBgBIAEoCRI0Cg50aGlua2luZ19zdHlsZRgCIAEoDjIXLmFnZW50LnYxLlRoaW5raW5nU3R5bGVIAIgBAUIRCg9fdGhpbmtpbmdfc3R5bGUiNwoXVGhpbmtpbmdDb21wbGV0ZWRVcGRhdGUSHAoUdGhpbmtpbmdfZHVyYXRpb25fbXMYASABKAUiIgoQVG9rZW5EZWx0YVVwZGF0ZRIOCgZ0b2tlbnMYASABKAUiJAoRU3RlcFN0YXJ0ZWRVcGRhdGUSDwoHc3RlcF9pZBgBIAEoBCJAChNTdGVwQ29tcGxldGVkVXBkYXRlEg8KB3N0ZXBfaWQYASABKAQSGAoQc3RlcF9kdXJhdGlvbl9tcxgCIAEoAyJIChlVc2VyTWVzc2FnZUFwcGVuZGVkVXBkYXRlEisKDHVzZXJfbWVzc2FnZRgBIAEoCzIVLmFnZW50LnYxLlVzZXJNZXNzYWdlIhYKFFN1bW1hcnlTdGFydGVkVXBkYXRlIiAKDVN1bW1hcnlVcGRhdGUSDwoHc3VtbWFyeRgBIAEoCSJEChZTdW1tYXJ5Q29tcGxldGVkVXBkYXRlEhkKDGhvb2tfbWVzc2FnZRgBIAEoCUgAiAEBQg8KDV9ob29rX21lc3NhZ2Ui1wEKFlNoZWxsT3V0cHV0RGVsdGFVcGRhdGUSLQoGc3Rkb3V0GAEgASgLMhsuYWdlbnQudjEuU2hlbGxTdHJlYW1TdGRvdXRIABItCgZzdGRlcnIYAiABKAsyGy5hZ2VudC52MS5TaGVsbFN0cmVhbVN0ZGVyckgAEikKBGV4aXQYAyABKAsyGS5hZ2VudC52MS5TaGVsbFN0cmVhbUV4aXRIABIrCgVzdGFydBgEIAEoCzIaLmFnZW50LnYxLlNoZWxsU3RyZWFtU3RhcnRIAEIHCgVldmVudCIRCg9IZWFydGJlYXRVcGRhdGUijQIKD1R1cm5FbmRlZFVwZGF0ZRIZCgxpbnB1dF90b2tlbnMYASABKANIAIgBARIaCg1vdXRwdXRfdG9rZW5zGAIgASgDSAGIAQESHgoRY2FjaGVfcmVhZF90b2tlbnMYAyABKANIAogBARIfChJjYWNoZV93cml0ZV90b2tlbnMYBCABKANIA4gBARIdChByZWFzb25pbmdfdG9rZW5zGAUgASgDSASIAQFCDwoNX2lucHV0X3Rva2Vuc0IQCg5fb3V0cHV0X3Rva2Vuc0IUChJfY2FjaGVfcmVhZF90b2tlbnNCFQoTX2NhY2hlX3dyaXRlX3Rva2Vuc0ITChFfcmVhc29uaW5nX3Rva2VucyJmChVUb29sQ2FsbFN0YXJ0ZWRVcGRhdGUSDwoHY2FsbF9pZBgBIAEoCRIlCgl0b29sX2NhbGwYAiABKAsyEi5hZ2VudC52MS5Ub29sQ2FsbBIVCg1tb2RlbF9jYWxsX2lkGAMgASgJImgKF1Rvb2xDYWxsQ29tcGxldGVkVXBkYXRlEg8KB2NhbGxfaWQYASABKAkSJQoJdG9vbF9jYWxsGAIgASgLMhIuYWdlbnQudjEuVG9vbENhbGwSFQoNbW9kZWxfY2FsbF9pZBgDIAEoCSJ/ChVQYXJ0aWFsVG9vbENhbGxVcGRhdGUSDwoHY2FsbF9pZBgBIAEoCRIlCgl0b29sX2NhbGwYAiABKAsyEi5hZ2VudC52MS5Ub29sQ2FsbBIXCg9hcmdzX3RleHRfZGVsdGEYAyABKAkSFQoNbW9kZWxfY2FsbF9pZBgEIAEoCSJvChNUb29sQ2FsbERlbHRhVXBkYXRlEg8KB2NhbGxfaWQYASABKAkSMAoPdG9vbF9jYWxsX2RlbHRhGAIgASgLMhcuYWdlbnQudjEuVG9vbENhbGxEZWx0YRIVCg1tb2RlbF9jYWxsX2lkGAMgASgJIpsCCg1Ub29sQ2FsbERlbHRhEj0KFXNoZWxsX3Rvb2xfY2FsbF9kZWx0YRgBIAEoCzIcLmFnZW50LnYxLlNoZWxsVG9vbENhbGxEZWx0YUgAEjsKFHRhc2tfdG9vbF9jYWxsX2RlbHRhGAIgASgLMhsuYWdlbnQudjEuVGFza1Rvb2xDYWxsRGVsdGFIABI7ChRlZGl0X3Rvb2xfY2FsbF9kZWx0YRgDIAEoCzIbLmFnZW50LnYxLkVkaXRUb29sQ2FsbERlbHRhSAASSAobcmVwbGFjZV9lbnZfdG9vbF9jYWxsX2RlbHRhGAQgASgLMiEuYWdlbnQudjEuUmVwbGFjZUVudlRvb2xDYWxsRGVsdGFIAEIHCgVkZWx0YSKJAQoSU2hlbGxUb29sQ2FsbERlbHRhEjQKBnN0ZG91dBgBIAEoCzIiLmFnZW50LnYxLlNoZWxsVG9vbENhbGxTdGRvdXREZWx0YUgAEjQKBnN0ZGVychgCIAEoCzIiLmFnZW50LnYxLlNoZWxsVG9vbENhbGxTdGRlcnJEZWx0YUgAQgcKBWRlbHRhIisKGFNoZWxsVG9vbENhbGxTdGRvdXREZWx0YRIPCgdjb250ZW50GAEgASgJIisKGFNoZWxsVG9vbENhbGxTdGRlcnJEZWx0YRIPCgdjb250ZW50GAEgASgJIkwKEVRhc2tUb29sQ2FsbERlbHRhEjcKEmludGVyYWN0aW9uX3VwZGF0ZRgBIAEoCzIbLmFnZW50LnYxLkludGVyYWN0aW9uVXBkYXRlIjEKEUVkaXRUb29sQ2FsbERlbHRhEhwKFHN0cmVhbV9jb250ZW50X2RlbHRhGAEgASgJIhkKF1JlcGxhY2VFbnZUb29sQ2FsbERlbHRhIiwKFlByb21wdFN1Z2dlc3Rpb25VcGRhdGUSEgoKc3VnZ2VzdGlvbhgBIAEoCSJjChdQb3N0UmVxdWVzdFByb21wdFVwZGF0ZRINCgV0aXRsZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhQKDGJ1dHRvbl9sYWJlbBgDIAEoCRISCgpidXR0b25fdXJsGAQgASgJIjcKEkFjdGl2ZUJyYW5jaENoYW5nZRIMCgRwYXRoGAEgASgJEhMKC2JyYW5jaF9uYW1lGAIgASgJIhcKFUZlZWRiYWNrUmVxdWVzdFVwZGF0ZSIaChhSZXNwb25zZUNvbXBhcmlzb25VcGRhdGUiYwobQ29udGV4dEluamVjdGlvblN0YXRlVXBkYXRlEhQKDGluamVjdGlvbl9pZBgBIAEoCRIuCgVzdGF0ZRgCIAEoCzIfLmFnZW50LnYxLkNvbnRleHRJbmplY3Rpb25TdGF0ZSLNAgoVQ29udGV4dEluamVjdGlvblN0YXRlEjIKBnF1ZXVlZBgBIAEoCzIgLmFnZW50LnYxLkNvbnRleHRJbmplY3Rpb25RdWV1ZWRIABI4CglkZWxpdmVyZWQYAiABKAsyIy5hZ2VudC52MS5Db250ZXh0SW5qZWN0aW9uRGVsaXZlcmVkSAASSwoUcXVldWVkX2Zvcl9uZXh0X3R1cm4YAyABKAsyKy5hZ2VudC52MS5Db250ZXh0SW5qZWN0aW9uUXVldWVkRm9yTmV4dFR1cm5IABI4CgljYW5jZWxsZWQYBCABKAsyIy5hZ2VudC52MS5Db250ZXh0SW5qZWN0aW9uQ2FuY2VsbGVkSAASNgoIcmVqZWN0ZWQYBSABKAsyIi5hZ2VudC52MS5Db250ZXh0SW5qZWN0aW9uUmVqZWN0ZWRIAEIHCgVzdGF0ZSIYChZDb250ZXh0SW5qZWN0aW9uUXVldWVkIl0KGUNvbnRleHRJbmplY3Rpb25EZWxpdmVyZWQSDAoEc3RlcBgBIAEoBRIZChFkZWxpdmVyeV9iYXRjaF9pZBgCIAEoCRIXCg9kZWxpdmVyZWRfYXRfbXMYAyABKAMiIwohQ29udGV4dEluamVjdGlvblF1ZXVlZEZvck5leHRUdXJuIhsKGUNvbnRleHRJbmplY3Rpb25DYW5jZWxsZWQiKgoYQ29udGV4dEluamVjdGlvblJlamVjdGVkEg4KBnJlYXNvbhgBIAEoCSIpChFSb3V0ZWRNb2RlbFVwZGF0ZRIUCgxkaXNwbGF5X25hbWUYASABKAkqfgoNVGhpbmtpbmdTdHlsZRIeChpUSElOS0lOR19TVFlMRV9VTlNQRUNJRklFRBAAEhoKFlRISU5LSU5HX1NUWUxFX0RFRkFVTFQQARIYChRUSElOS0lOR19TVFlMRV9DT0RFWBACEhcKE1RISU5LSU5HX1NUWUxFX0dQVDUQA2IGcHJvdG8z", [file_agent_v1_exec_shell, file_agent_v1_tool_call, file_agent_v1_user_message]);
 
 /**
  * @generated from message agent.v1.InteractionUpdate
@@ -138,7 +138,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "stepCompleted";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PromptSuggestionUpdate prompt_suggestion = 18;
      */
@@ -146,7 +146,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "promptSuggestion";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.PostRequestPromptUpdate post_request_prompt = 19;
      */
@@ -154,15 +154,15 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "postRequestPrompt";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
-     * @generated from field: agent.v1.ActiveBranchChangeUpdate active_branch_change = 20;
+     * @generated from field: agent.v1.ActiveBranchChange active_branch_change = 20;
      */
-    value: ActiveBranchChangeUpdate;
+    value: ActiveBranchChange;
     case: "activeBranchChange";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.FeedbackRequestUpdate feedback_request = 21;
      */
@@ -170,7 +170,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "feedbackRequest";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ResponseComparisonUpdate response_comparison = 22;
      */
@@ -178,7 +178,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     case: "responseComparison";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ContextInjectionStateUpdate context_injection_state = 23;
      */
@@ -188,7 +188,7 @@ export type InteractionUpdate = Message<"agent.v1.InteractionUpdate"> & {
     /**
      * Only if AgentRunRequest.client_supports_routed_model_update is set.
      *
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.RoutedModelUpdate routed_model = 24;
      */
@@ -667,7 +667,7 @@ export type ToolCallDelta = Message<"agent.v1.ToolCallDelta"> & {
     case: "editToolCallDelta";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.ReplaceEnvToolCallDelta replace_env_tool_call_delta = 4;
      */
@@ -791,7 +791,7 @@ export const EditToolCallDeltaSchema: GenMessage<EditToolCallDelta> = /*@__PURE_
   messageDesc(file_agent_v1_interaction_update, 23);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ReplaceEnvToolCallDelta
  */
@@ -861,9 +861,9 @@ export const PostRequestPromptUpdateSchema: GenMessage<PostRequestPromptUpdate> 
 /**
  * The active git branch changed. [S]
  *
- * @generated from message agent.v1.ActiveBranchChangeUpdate
+ * @generated from message agent.v1.ActiveBranchChange
  */
-export type ActiveBranchChangeUpdate = Message<"agent.v1.ActiveBranchChangeUpdate"> & {
+export type ActiveBranchChange = Message<"agent.v1.ActiveBranchChange"> & {
   /**
    * @generated from field: string path = 1;
    */
@@ -876,14 +876,14 @@ export type ActiveBranchChangeUpdate = Message<"agent.v1.ActiveBranchChangeUpdat
 };
 
 /**
- * Describes the message agent.v1.ActiveBranchChangeUpdate.
- * Use `create(ActiveBranchChangeUpdateSchema)` to create a new message.
+ * Describes the message agent.v1.ActiveBranchChange.
+ * Use `create(ActiveBranchChangeSchema)` to create a new message.
  */
-export const ActiveBranchChangeUpdateSchema: GenMessage<ActiveBranchChangeUpdate> = /*@__PURE__*/
+export const ActiveBranchChangeSchema: GenMessage<ActiveBranchChange> = /*@__PURE__*/
   messageDesc(file_agent_v1_interaction_update, 27);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.FeedbackRequestUpdate
  */
@@ -898,7 +898,7 @@ export const FeedbackRequestUpdateSchema: GenMessage<FeedbackRequestUpdate> = /*
   messageDesc(file_agent_v1_interaction_update, 28);
 
 /**
- * Body not documented; kept empty. [S]
+ * Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.ResponseComparisonUpdate
  */
@@ -924,11 +924,11 @@ export type ContextInjectionStateUpdate = Message<"agent.v1.ContextInjectionStat
   injectionId: string;
 
   /**
-   * Enum whose values are not documented; declared as its int32 wire type.
+   * A message, not a scalar. [C: Cursor's client 1.0.32]
    *
-   * @generated from field: int32 state = 2;
+   * @generated from field: agent.v1.ContextInjectionState state = 2;
    */
-  state: number;
+  state?: ContextInjectionState | undefined;
 };
 
 /**
@@ -937,6 +937,148 @@ export type ContextInjectionStateUpdate = Message<"agent.v1.ContextInjectionStat
  */
 export const ContextInjectionStateUpdateSchema: GenMessage<ContextInjectionStateUpdate> = /*@__PURE__*/
   messageDesc(file_agent_v1_interaction_update, 30);
+
+/**
+ * Where a context injection stands. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ContextInjectionState
+ */
+export type ContextInjectionState = Message<"agent.v1.ContextInjectionState"> & {
+  /**
+   * @generated from oneof agent.v1.ContextInjectionState.state
+   */
+  state: {
+    /**
+     * @generated from field: agent.v1.ContextInjectionQueued queued = 1;
+     */
+    value: ContextInjectionQueued;
+    case: "queued";
+  } | {
+    /**
+     * @generated from field: agent.v1.ContextInjectionDelivered delivered = 2;
+     */
+    value: ContextInjectionDelivered;
+    case: "delivered";
+  } | {
+    /**
+     * @generated from field: agent.v1.ContextInjectionQueuedForNextTurn queued_for_next_turn = 3;
+     */
+    value: ContextInjectionQueuedForNextTurn;
+    case: "queuedForNextTurn";
+  } | {
+    /**
+     * @generated from field: agent.v1.ContextInjectionCancelled cancelled = 4;
+     */
+    value: ContextInjectionCancelled;
+    case: "cancelled";
+  } | {
+    /**
+     * @generated from field: agent.v1.ContextInjectionRejected rejected = 5;
+     */
+    value: ContextInjectionRejected;
+    case: "rejected";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message agent.v1.ContextInjectionState.
+ * Use `create(ContextInjectionStateSchema)` to create a new message.
+ */
+export const ContextInjectionStateSchema: GenMessage<ContextInjectionState> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_update, 31);
+
+/**
+ * Queued for delivery. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ContextInjectionQueued
+ */
+export type ContextInjectionQueued = Message<"agent.v1.ContextInjectionQueued"> & {
+};
+
+/**
+ * Describes the message agent.v1.ContextInjectionQueued.
+ * Use `create(ContextInjectionQueuedSchema)` to create a new message.
+ */
+export const ContextInjectionQueuedSchema: GenMessage<ContextInjectionQueued> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_update, 32);
+
+/**
+ * Delivered to the model. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ContextInjectionDelivered
+ */
+export type ContextInjectionDelivered = Message<"agent.v1.ContextInjectionDelivered"> & {
+  /**
+   * @generated from field: int32 step = 1;
+   */
+  step: number;
+
+  /**
+   * @generated from field: string delivery_batch_id = 2;
+   */
+  deliveryBatchId: string;
+
+  /**
+   * @generated from field: int64 delivered_at_ms = 3;
+   */
+  deliveredAtMs: bigint;
+};
+
+/**
+ * Describes the message agent.v1.ContextInjectionDelivered.
+ * Use `create(ContextInjectionDeliveredSchema)` to create a new message.
+ */
+export const ContextInjectionDeliveredSchema: GenMessage<ContextInjectionDelivered> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_update, 33);
+
+/**
+ * Queued for the next turn. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ContextInjectionQueuedForNextTurn
+ */
+export type ContextInjectionQueuedForNextTurn = Message<"agent.v1.ContextInjectionQueuedForNextTurn"> & {
+};
+
+/**
+ * Describes the message agent.v1.ContextInjectionQueuedForNextTurn.
+ * Use `create(ContextInjectionQueuedForNextTurnSchema)` to create a new message.
+ */
+export const ContextInjectionQueuedForNextTurnSchema: GenMessage<ContextInjectionQueuedForNextTurn> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_update, 34);
+
+/**
+ * Cancelled. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ContextInjectionCancelled
+ */
+export type ContextInjectionCancelled = Message<"agent.v1.ContextInjectionCancelled"> & {
+};
+
+/**
+ * Describes the message agent.v1.ContextInjectionCancelled.
+ * Use `create(ContextInjectionCancelledSchema)` to create a new message.
+ */
+export const ContextInjectionCancelledSchema: GenMessage<ContextInjectionCancelled> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_update, 35);
+
+/**
+ * Rejected, with a reason. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.ContextInjectionRejected
+ */
+export type ContextInjectionRejected = Message<"agent.v1.ContextInjectionRejected"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message agent.v1.ContextInjectionRejected.
+ * Use `create(ContextInjectionRejectedSchema)` to create a new message.
+ */
+export const ContextInjectionRejectedSchema: GenMessage<ContextInjectionRejected> = /*@__PURE__*/
+  messageDesc(file_agent_v1_interaction_update, 36);
 
 /**
  * The model the router picked. [S]
@@ -955,7 +1097,7 @@ export type RoutedModelUpdate = Message<"agent.v1.RoutedModelUpdate"> & {
  * Use `create(RoutedModelUpdateSchema)` to create a new message.
  */
 export const RoutedModelUpdateSchema: GenMessage<RoutedModelUpdate> = /*@__PURE__*/
-  messageDesc(file_agent_v1_interaction_update, 31);
+  messageDesc(file_agent_v1_interaction_update, 37);
 
 /**
  * Style of a reasoning stream. [C]

@@ -146,14 +146,14 @@ export type McpToolDescriptor = Message<"agent.v1.McpToolDescriptor"> & {
   description?: string | undefined;
 
   /**
-   * Serialized google.protobuf.Value (declared as Value; wire-identical). [S]
+   * A google.protobuf.Value. [C: Cursor's client 1.0.32]
    *
    * @generated from field: google.protobuf.Value input_schema = 4;
    */
   inputSchema?: Value | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string input_schema_json = 5;
    */

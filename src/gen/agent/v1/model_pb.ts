@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/model.proto.
  */
 export const file_agent_v1_model: GenFile = /*@__PURE__*/
-  fileDesc("ChRhZ2VudC92MS9tb2RlbC5wcm90bxIIYWdlbnQudjEi6gIKDlJlcXVlc3RlZE1vZGVsEhAKCG1vZGVsX2lkGAEgASgJEhAKCG1heF9tb2RlGAIgASgIEjEKCnBhcmFtZXRlcnMYAyADKAsyHS5hZ2VudC52MS5Nb2RlbFBhcmFtZXRlclZhbHVlEjoKE2FwaV9rZXlfY3JlZGVudGlhbHMYBCABKAsyGy5hZ2VudC52MS5BcGlLZXlDcmVkZW50aWFsc0gAEjcKEWF6dXJlX2NyZWRlbnRpYWxzGAUgASgLMhouYWdlbnQudjEuQXp1cmVDcmVkZW50aWFsc0gAEjsKE2JlZHJvY2tfY3JlZGVudGlhbHMYBiABKAsyHC5hZ2VudC52MS5CZWRyb2NrQ3JlZGVudGlhbHNIABIWCg5idWlsdF9pbl9tb2RlbBgHIAEoCBIoCiBpc192YXJpYW50X3N0cmluZ19yZXByZXNlbnRhdGlvbhgIIAEoCEINCgtjcmVkZW50aWFscyIwChNNb2RlbFBhcmFtZXRlclZhbHVlEgoKAmlkGAEgASgJEg0KBXZhbHVlGAIgASgJIpcDCgxNb2RlbERldGFpbHMSEAoIbW9kZWxfaWQYASABKAkSMwoQdGhpbmtpbmdfZGV0YWlscxgCIAEoCzIZLmFnZW50LnYxLlRoaW5raW5nRGV0YWlscxIYChBkaXNwbGF5X21vZGVsX2lkGAMgASgJEhQKDGRpc3BsYXlfbmFtZRgEIAEoCRIaChJkaXNwbGF5X25hbWVfc2hvcnQYBSABKAkSDwoHYWxpYXNlcxgGIAMoCRIVCghtYXhfbW9kZRgHIAEoCEgBiAEBEjoKE2FwaV9rZXlfY3JlZGVudGlhbHMYCCABKAsyGy5hZ2VudC52MS5BcGlLZXlDcmVkZW50aWFsc0gAEjcKEWF6dXJlX2NyZWRlbnRpYWxzGAkgASgLMhouYWdlbnQudjEuQXp1cmVDcmVkZW50aWFsc0gAEjsKE2JlZHJvY2tfY3JlZGVudGlhbHMYCiABKAsyHC5hZ2VudC52MS5CZWRyb2NrQ3JlZGVudGlhbHNIAEINCgtjcmVkZW50aWFsc0ILCglfbWF4X21vZGUiEQoPVGhpbmtpbmdEZXRhaWxzIkgKEUFwaUtleUNyZWRlbnRpYWxzEg8KB2FwaV9rZXkYASABKAkSFQoIYmFzZV91cmwYAiABKAlIAIgBAUILCglfYmFzZV91cmwiEgoQQXp1cmVDcmVkZW50aWFscyIUChJCZWRyb2NrQ3JlZGVudGlhbHNiBnByb3RvMw");
+  fileDesc("ChRhZ2VudC92MS9tb2RlbC5wcm90bxIIYWdlbnQudjEiqwMKDlJlcXVlc3RlZE1vZGVsEhAKCG1vZGVsX2lkGAEgASgJEhAKCG1heF9tb2RlGAIgASgIEkAKCnBhcmFtZXRlcnMYAyADKAsyLC5hZ2VudC52MS5SZXF1ZXN0ZWRNb2RlbC5Nb2RlbFBhcmFtZXRlclZhbHVlEjoKE2FwaV9rZXlfY3JlZGVudGlhbHMYBCABKAsyGy5hZ2VudC52MS5BcGlLZXlDcmVkZW50aWFsc0gAEjcKEWF6dXJlX2NyZWRlbnRpYWxzGAUgASgLMhouYWdlbnQudjEuQXp1cmVDcmVkZW50aWFsc0gAEjsKE2JlZHJvY2tfY3JlZGVudGlhbHMYBiABKAsyHC5hZ2VudC52MS5CZWRyb2NrQ3JlZGVudGlhbHNIABIWCg5idWlsdF9pbl9tb2RlbBgHIAEoCBIoCiBpc192YXJpYW50X3N0cmluZ19yZXByZXNlbnRhdGlvbhgIIAEoCBowChNNb2RlbFBhcmFtZXRlclZhbHVlEgoKAmlkGAEgASgJEg0KBXZhbHVlGAIgASgJQg0KC2NyZWRlbnRpYWxzIpcDCgxNb2RlbERldGFpbHMSEAoIbW9kZWxfaWQYASABKAkSMwoQdGhpbmtpbmdfZGV0YWlscxgCIAEoCzIZLmFnZW50LnYxLlRoaW5raW5nRGV0YWlscxIYChBkaXNwbGF5X21vZGVsX2lkGAMgASgJEhQKDGRpc3BsYXlfbmFtZRgEIAEoCRIaChJkaXNwbGF5X25hbWVfc2hvcnQYBSABKAkSDwoHYWxpYXNlcxgGIAMoCRIVCghtYXhfbW9kZRgHIAEoCEgBiAEBEjoKE2FwaV9rZXlfY3JlZGVudGlhbHMYCCABKAsyGy5hZ2VudC52MS5BcGlLZXlDcmVkZW50aWFsc0gAEjcKEWF6dXJlX2NyZWRlbnRpYWxzGAkgASgLMhouYWdlbnQudjEuQXp1cmVDcmVkZW50aWFsc0gAEjsKE2JlZHJvY2tfY3JlZGVudGlhbHMYCiABKAsyHC5hZ2VudC52MS5CZWRyb2NrQ3JlZGVudGlhbHNIAEINCgtjcmVkZW50aWFsc0ILCglfbWF4X21vZGUiEQoPVGhpbmtpbmdEZXRhaWxzIkgKEUFwaUtleUNyZWRlbnRpYWxzEg8KB2FwaV9rZXkYASABKAkSFQoIYmFzZV91cmwYAiABKAlIAIgBAUILCglfYmFzZV91cmwiEgoQQXp1cmVDcmVkZW50aWFscyIUChJCZWRyb2NrQ3JlZGVudGlhbHNiBnByb3RvMw");
 
 /**
  * The model for a Run. [C]
@@ -37,9 +37,9 @@ export type RequestedModel = Message<"agent.v1.RequestedModel"> & {
    * The chosen variant's exact parameter tuple (all values are strings), e.g.
    * effort/reasoning, thinking, fast, context.
    *
-   * @generated from field: repeated agent.v1.ModelParameterValue parameters = 3;
+   * @generated from field: repeated agent.v1.RequestedModel.ModelParameterValue parameters = 3;
    */
-  parameters: ModelParameterValue[];
+  parameters: RequestedModel_ModelParameterValue[];
 
   /**
    * Bring-your-own-key credentials only.
@@ -67,14 +67,14 @@ export type RequestedModel = Message<"agent.v1.RequestedModel"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool built_in_model = 7;
    */
   builtInModel: boolean;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_variant_string_representation = 8;
    */
@@ -91,9 +91,9 @@ export const RequestedModelSchema: GenMessage<RequestedModel> = /*@__PURE__*/
 /**
  * One model parameter value, e.g. {id: "thinking", value: "true"}. [C]
  *
- * @generated from message agent.v1.ModelParameterValue
+ * @generated from message agent.v1.RequestedModel.ModelParameterValue
  */
-export type ModelParameterValue = Message<"agent.v1.ModelParameterValue"> & {
+export type RequestedModel_ModelParameterValue = Message<"agent.v1.RequestedModel.ModelParameterValue"> & {
   /**
    * @generated from field: string id = 1;
    */
@@ -106,11 +106,11 @@ export type ModelParameterValue = Message<"agent.v1.ModelParameterValue"> & {
 };
 
 /**
- * Describes the message agent.v1.ModelParameterValue.
- * Use `create(ModelParameterValueSchema)` to create a new message.
+ * Describes the message agent.v1.RequestedModel.ModelParameterValue.
+ * Use `create(RequestedModel_ModelParameterValueSchema)` to create a new message.
  */
-export const ModelParameterValueSchema: GenMessage<ModelParameterValue> = /*@__PURE__*/
-  messageDesc(file_agent_v1_model, 1);
+export const RequestedModel_ModelParameterValueSchema: GenMessage<RequestedModel_ModelParameterValue> = /*@__PURE__*/
+  messageDesc(file_agent_v1_model, 0, 0);
 
 /**
  * Legacy model selection / listing entry. [C]
@@ -184,7 +184,7 @@ export type ModelDetails = Message<"agent.v1.ModelDetails"> & {
  * Use `create(ModelDetailsSchema)` to create a new message.
  */
 export const ModelDetailsSchema: GenMessage<ModelDetails> = /*@__PURE__*/
-  messageDesc(file_agent_v1_model, 2);
+  messageDesc(file_agent_v1_model, 1);
 
 /**
  * Marker for thinking models. Empty in every note. [C]
@@ -199,7 +199,7 @@ export type ThinkingDetails = Message<"agent.v1.ThinkingDetails"> & {
  * Use `create(ThinkingDetailsSchema)` to create a new message.
  */
 export const ThinkingDetailsSchema: GenMessage<ThinkingDetails> = /*@__PURE__*/
-  messageDesc(file_agent_v1_model, 3);
+  messageDesc(file_agent_v1_model, 2);
 
 /**
  * API key credentials (BYOK). [C]
@@ -223,7 +223,7 @@ export type ApiKeyCredentials = Message<"agent.v1.ApiKeyCredentials"> & {
  * Use `create(ApiKeyCredentialsSchema)` to create a new message.
  */
 export const ApiKeyCredentialsSchema: GenMessage<ApiKeyCredentials> = /*@__PURE__*/
-  messageDesc(file_agent_v1_model, 4);
+  messageDesc(file_agent_v1_model, 3);
 
 /**
  * Azure credentials (BYOK). Body not documented; kept empty.
@@ -238,7 +238,7 @@ export type AzureCredentials = Message<"agent.v1.AzureCredentials"> & {
  * Use `create(AzureCredentialsSchema)` to create a new message.
  */
 export const AzureCredentialsSchema: GenMessage<AzureCredentials> = /*@__PURE__*/
-  messageDesc(file_agent_v1_model, 5);
+  messageDesc(file_agent_v1_model, 4);
 
 /**
  * Bedrock credentials (BYOK). Body not documented; kept empty.
@@ -253,5 +253,5 @@ export type BedrockCredentials = Message<"agent.v1.BedrockCredentials"> & {
  * Use `create(BedrockCredentialsSchema)` to create a new message.
  */
 export const BedrockCredentialsSchema: GenMessage<BedrockCredentials> = /*@__PURE__*/
-  messageDesc(file_agent_v1_model, 6);
+  messageDesc(file_agent_v1_model, 5);
 

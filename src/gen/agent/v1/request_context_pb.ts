@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/request_context.proto.
  */
 export const file_agent_v1_request_context: GenFile = /*@__PURE__*/
-  fileDesc("Ch5hZ2VudC92MS9yZXF1ZXN0X2NvbnRleHQucHJvdG8SCGFnZW50LnYxIpQQCg5SZXF1ZXN0Q29udGV4dBIjCgVydWxlcxgCIAMoCzIULmFnZW50LnYxLkN1cnNvclJ1bGUSKAoDZW52GAQgASgLMhsuYWdlbnQudjEuUmVxdWVzdENvbnRleHRFbnYSOQoPcmVwb3NpdG9yeV9pbmZvGAYgAygLMiAuYWdlbnQudjEuUmVwb3NpdG9yeUluZGV4aW5nSW5mbxIqCgV0b29scxgHIAMoCzIbLmFnZW50LnYxLk1jcFRvb2xEZWZpbml0aW9uEicKGmNvbnZlcnNhdGlvbl9ub3Rlc19saXN0aW5nGAggASgJSACIAQESIQoUc2hhcmVkX25vdGVzX2xpc3RpbmcYCSABKAlIAYgBARIoCglnaXRfcmVwb3MYCyADKAsyFS5hZ2VudC52MS5HaXRSZXBvSW5mbxI2Cg9wcm9qZWN0X2xheW91dHMYDSADKAsyHS5hZ2VudC52MS5Mc0RpcmVjdG9yeVRyZWVOb2RlEjMKEG1jcF9pbnN0cnVjdGlvbnMYDiADKAsyGS5hZ2VudC52MS5NY3BJbnN0cnVjdGlvbnMSNAoRZGVidWdfbW9kZV9jb25maWcYDyABKAsyGS5hZ2VudC52MS5EZWJ1Z01vZGVDb25maWcSFwoKY2xvdWRfcnVsZRgQIAEoCUgCiAEBEh8KEndlYl9zZWFyY2hfZW5hYmxlZBgRIAEoCEgDiAEBEi0KDXNraWxsX29wdGlvbnMYEiABKAsyFi5hZ2VudC52MS5Ta2lsbE9wdGlvbnMSLgohcmVwb3NpdG9yeV9pbmZvX3Nob3VsZF9xdWVyeV9wcm9kGBMgASgISASIAQESQQoNZmlsZV9jb250ZW50cxgUIAMoCzIqLmFnZW50LnYxLlJlcXVlc3RDb250ZXh0LkZpbGVDb250ZW50c0VudHJ5EiAKE3VzZXJfaW50ZW50X3N1bW1hcnkYFSABKAlIBYgBARIyChBjdXN0b21fc3ViYWdlbnRzGBYgAygLMhguYWdlbnQudjEuQ3VzdG9tU3ViYWdlbnQSPwoXbWNwX2ZpbGVfc3lzdGVtX29wdGlvbnMYFyABKAsyHi5hZ2VudC52MS5NY3BGaWxlU3lzdGVtT3B0aW9ucxIeChF3ZWJfZmV0Y2hfZW5hYmxlZBgYIAEoCEgGiAEBEiUKGGhvb2tzX2FkZGl0aW9uYWxfY29udGV4dBgZIAEoCUgHiAEBEi8KDGhvb2tzX2NvbmZpZxgcIAEoCzIZLmFnZW50LnYxLkhvb2tzQ29uZmlnSW5mbxIqCgxhZ2VudF9za2lsbHMYHSADKAsyFC5hZ2VudC52MS5BZ2VudFNraWxsEh4KEXN1cHBvcnRzX21jcF9hdXRoGCAgASgISAiIAQESHgoWZ2l0X3JlcG9faW5mb19jb21wbGV0ZRghIAEoCBI7ChVtY3BfbWV0YV90b29sX29wdGlvbnMYIiABKAsyHC5hZ2VudC52MS5NY3BNZXRhVG9vbE9wdGlvbnMSHwoScmVhZF9saW50c19lbmFibGVkGCMgASgISAmIAQESGQoRbWNwX2luZm9fY29tcGxldGUYJCABKAgSGwoTcnVsZXNfaW5mb19jb21wbGV0ZRgnIAEoCBIZChFlbnZfaW5mb19jb21wbGV0ZRgoIAEoCBIgChhyZXBvc2l0b3J5X2luZm9fY29tcGxldGUYKSABKAgSJgoeY3VzdG9tX3N1YmFnZW50c19pbmZvX2NvbXBsZXRlGCogASgIEiIKGmFnZW50X3NraWxsc19pbmZvX2NvbXBsZXRlGCsgASgIEiUKHW1jcF9maWxlX3N5c3RlbV9pbmZvX2NvbXBsZXRlGCwgASgIEiAKGGdpdF9zdGF0dXNfaW5mb19jb21wbGV0ZRgtIAEoCBJLChl1c2VyX3Blcm1pc3Npb25zX2F1dG9fcnVuGC4gASgLMiguYWdlbnQudjEuUGVybWlzc2lvbnNBdXRvUnVuSW5zdHJ1Y3Rpb25zEk4KHHByb2plY3RfcGVybWlzc2lvbnNfYXV0b19ydW4YLyABKAsyKC5hZ2VudC52MS5QZXJtaXNzaW9uc0F1dG9SdW5JbnN0cnVjdGlvbnMSKQocc2VhcmNoX2NvbnZlcnNhdGlvbnNfZW5hYmxlZBgyIAEoCEgKiAEBEiEKFHNlbmRfbWVzc2FnZV9lbmFibGVkGDMgASgISAuIAQESHgoWYWRtaW5fY29tbWFuZF9kZW55bGlzdBg0IAMoCRozChFGaWxlQ29udGVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQh0KG19jb252ZXJzYXRpb25fbm90ZXNfbGlzdGluZ0IXChVfc2hhcmVkX25vdGVzX2xpc3RpbmdCDQoLX2Nsb3VkX3J1bGVCFQoTX3dlYl9zZWFyY2hfZW5hYmxlZEIkCiJfcmVwb3NpdG9yeV9pbmZvX3Nob3VsZF9xdWVyeV9wcm9kQhYKFF91c2VyX2ludGVudF9zdW1tYXJ5QhQKEl93ZWJfZmV0Y2hfZW5hYmxlZEIbChlfaG9va3NfYWRkaXRpb25hbF9jb250ZXh0QhQKEl9zdXBwb3J0c19tY3BfYXV0aEIVChNfcmVhZF9saW50c19lbmFibGVkQh8KHV9zZWFyY2hfY29udmVyc2F0aW9uc19lbmFibGVkQhcKFV9zZW5kX21lc3NhZ2VfZW5hYmxlZCKRBQoRUmVxdWVzdENvbnRleHRFbnYSEgoKb3NfdmVyc2lvbhgBIAEoCRIXCg93b3Jrc3BhY2VfcGF0aHMYAiADKAkSDQoFc2hlbGwYAyABKAkSFwoPc2FuZGJveF9lbmFibGVkGAUgASgIEhgKEHRlcm1pbmFsc19mb2xkZXIYByABKAkSIQoZYWdlbnRfc2hhcmVkX25vdGVzX2ZvbGRlchgIIAEoCRInCh9hZ2VudF9jb252ZXJzYXRpb25fbm90ZXNfZm9sZGVyGAkgASgJEhEKCXRpbWVfem9uZRgKIAEoCRIWCg5wcm9qZWN0X2ZvbGRlchgLIAEoCRIgChhhZ2VudF90cmFuc2NyaXB0c19mb2xkZXIYDCABKAkSHQoQYXJ0aWZhY3RzX2ZvbGRlchgNIAEoCUgAiAEBEh4KEXNhbmRib3hfc3VwcG9ydGVkGA4gASgISAGIAQESJQoYc2VjcmV0X3JlZGFjdGlvbl9lbmFibGVkGBIgASgISAKIAQESIwoWY29tcHV0ZXJfdXNlX3N1cHBvcnRlZBgTIAEoCEgDiAEBEiQKF2lzX3dvcmtpbmdfZGlyX2hvbWVfZGlyGBQgASgISASIAQESJgoZcHJvY2Vzc193b3JraW5nX2RpcmVjdG9yeRgVIAEoCUgFiAEBQhMKEV9hcnRpZmFjdHNfZm9sZGVyQhQKEl9zYW5kYm94X3N1cHBvcnRlZEIbChlfc2VjcmV0X3JlZGFjdGlvbl9lbmFibGVkQhkKF19jb21wdXRlcl91c2Vfc3VwcG9ydGVkQhoKGF9pc193b3JraW5nX2Rpcl9ob21lX2RpckIcChpfcHJvY2Vzc193b3JraW5nX2RpcmVjdG9yeSLkAQoKQ3Vyc29yUnVsZRIRCglmdWxsX3BhdGgYASABKAkSDwoHY29udGVudBgCIAEoCRImCgR0eXBlGAMgASgLMhguYWdlbnQudjEuQ3Vyc29yUnVsZVR5cGUSKgoGc291cmNlGAQgASgOMhouYWdlbnQudjEuQ3Vyc29yUnVsZVNvdXJjZRIeChFnaXRfcmVtb3RlX29yaWdpbhgFIAEoCUgAiAEBEhgKC3BhcnNlX2Vycm9yGAYgASgJSAGIAQFCFAoSX2dpdF9yZW1vdGVfb3JpZ2luQg4KDF9wYXJzZV9lcnJvciKNAgoOQ3Vyc29yUnVsZVR5cGUSMAoGZ2xvYmFsGAEgASgLMh4uYWdlbnQudjEuQ3Vyc29yUnVsZVR5cGVHbG9iYWxIABI7CgxmaWxlX2dsb2JiZWQYAiABKAsyIy5hZ2VudC52MS5DdXJzb3JSdWxlVHlwZUZpbGVHbG9iYmVkSAASPQoNYWdlbnRfZmV0Y2hlZBgDIAEoCzIkLmFnZW50LnYxLkN1cnNvclJ1bGVUeXBlQWdlbnRGZXRjaGVkSAASRQoRbWFudWFsbHlfYXR0YWNoZWQYBCABKAsyKC5hZ2VudC52MS5DdXJzb3JSdWxlVHlwZU1hbnVhbGx5QXR0YWNoZWRIAEIGCgR0eXBlIhYKFEN1cnNvclJ1bGVUeXBlR2xvYmFsIioKGUN1cnNvclJ1bGVUeXBlRmlsZUdsb2JiZWQSDQoFZ2xvYnMYASADKAkiHAoaQ3Vyc29yUnVsZVR5cGVBZ2VudEZldGNoZWQiIAoeQ3Vyc29yUnVsZVR5cGVNYW51YWxseUF0dGFjaGVkIuYBCgtHaXRSZXBvSW5mbxIMCgRwYXRoGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgticmFuY2hfbmFtZRgDIAEoCRIXCgpyZW1vdGVfdXJsGAQgASgJSACIAQESKAobcHJldmlvdXNfYnJhbmNoX2lzX2FuY2VzdG9yGAUgASgISAGIAQESHQoQaXNfb3JpZ2luX2JhY2tlZBgGIAEoCEgCiAEBQg0KC19yZW1vdGVfdXJsQh4KHF9wcmV2aW91c19icmFuY2hfaXNfYW5jZXN0b3JCEwoRX2lzX29yaWdpbl9iYWNrZWQiqwIKFlJlcG9zaXRvcnlJbmRleGluZ0luZm8SHwoXcmVsYXRpdmVfd29ya3NwYWNlX3BhdGgYASABKAkSEwoLcmVtb3RlX3VybHMYAiADKAkSFAoMcmVtb3RlX25hbWVzGAMgAygJEhEKCXJlcG9fbmFtZRgEIAEoCRISCgpyZXBvX293bmVyGAUgASgJEhIKCmlzX3RyYWNrZWQYBiABKAgSEAoIaXNfbG9jYWwYByABKAgSJgoZb3J0aG9nb25hbF90cmFuc2Zvcm1fc2VlZBgIIAEoAUgAiAEBEhUKDXdvcmtzcGFjZV91cmkYCSABKAkSGwoTcGF0aF9lbmNyeXB0aW9uX2tleRgKIAEoCUIcChpfb3J0aG9nb25hbF90cmFuc2Zvcm1fc2VlZCJFCgpBZ2VudFNraWxsEhEKCWZ1bGxfcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIo0BCg5DdXN0b21TdWJhZ2VudBIRCglmdWxsX3BhdGgYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgV0b29scxgEIAMoCRINCgVtb2RlbBgFIAEoCRIOCgZwcm9tcHQYBiABKAkSFwoPcGVybWlzc2lvbl9tb2RlGAcgASgFIowDChNMc0RpcmVjdG9yeVRyZWVOb2RlEhAKCGFic19wYXRoGAEgASgJEjQKDWNoaWxkcmVuX2RpcnMYAiADKAsyHS5hZ2VudC52MS5Mc0RpcmVjdG9yeVRyZWVOb2RlEjoKDmNoaWxkcmVuX2ZpbGVzGAMgAygLMiIuYWdlbnQudjEuTHNEaXJlY3RvcnlUcmVlTm9kZS5GaWxlEh8KF2NoaWxkcmVuX3dlcmVfcHJvY2Vzc2VkGAQgASgIEmQKHWZ1bGxfc3VidHJlZV9leHRlbnNpb25fY291bnRzGAUgAygLMj0uYWdlbnQudjEuTHNEaXJlY3RvcnlUcmVlTm9kZS5GdWxsU3VidHJlZUV4dGVuc2lvbkNvdW50c0VudHJ5EhEKCW51bV9maWxlcxgGIAEoBRoUCgRGaWxlEgwKBG5hbWUYASABKAkaQQofRnVsbFN1YnRyZWVFeHRlbnNpb25Db3VudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIjwKD0RlYnVnTW9kZUNvbmZpZxIQCghsb2dfcGF0aBgBIAEoCRIXCg9zZXJ2ZXJfZW5kcG9pbnQYAiABKAkiDgoMU2tpbGxPcHRpb25zIhEKD0hvb2tzQ29uZmlnSW5mbyJYCh5QZXJtaXNzaW9uc0F1dG9SdW5JbnN0cnVjdGlvbnMSGgoSYWxsb3dfaW5zdHJ1Y3Rpb25zGAEgAygJEhoKEmJsb2NrX2luc3RydWN0aW9ucxgCIAMoCSpwChBDdXJzb3JSdWxlU291cmNlEiIKHkNVUlNPUl9SVUxFX1NPVVJDRV9VTlNQRUNJRklFRBAAEhsKF0NVUlNPUl9SVUxFX1NPVVJDRV9URUFNEAESGwoXQ1VSU09SX1JVTEVfU09VUkNFX1VTRVIQAmIGcHJvdG8z", [file_agent_v1_mcp]);
+  fileDesc("Ch5hZ2VudC92MS9yZXF1ZXN0X2NvbnRleHQucHJvdG8SCGFnZW50LnYxIsYTCg5SZXF1ZXN0Q29udGV4dBIjCgVydWxlcxgCIAMoCzIULmFnZW50LnYxLkN1cnNvclJ1bGUSKAoDZW52GAQgASgLMhsuYWdlbnQudjEuUmVxdWVzdENvbnRleHRFbnYSOQoPcmVwb3NpdG9yeV9pbmZvGAYgAygLMiAuYWdlbnQudjEuUmVwb3NpdG9yeUluZGV4aW5nSW5mbxIqCgV0b29scxgHIAMoCzIbLmFnZW50LnYxLk1jcFRvb2xEZWZpbml0aW9uEicKGmNvbnZlcnNhdGlvbl9ub3Rlc19saXN0aW5nGAggASgJSACIAQESIQoUc2hhcmVkX25vdGVzX2xpc3RpbmcYCSABKAlIAYgBARIoCglnaXRfcmVwb3MYCyADKAsyFS5hZ2VudC52MS5HaXRSZXBvSW5mbxI2Cg9wcm9qZWN0X2xheW91dHMYDSADKAsyHS5hZ2VudC52MS5Mc0RpcmVjdG9yeVRyZWVOb2RlEjMKEG1jcF9pbnN0cnVjdGlvbnMYDiADKAsyGS5hZ2VudC52MS5NY3BJbnN0cnVjdGlvbnMSNAoRZGVidWdfbW9kZV9jb25maWcYDyABKAsyGS5hZ2VudC52MS5EZWJ1Z01vZGVDb25maWcSFwoKY2xvdWRfcnVsZRgQIAEoCUgCiAEBEh8KEndlYl9zZWFyY2hfZW5hYmxlZBgRIAEoCEgDiAEBEi0KDXNraWxsX29wdGlvbnMYEiABKAsyFi5hZ2VudC52MS5Ta2lsbE9wdGlvbnMSLgohcmVwb3NpdG9yeV9pbmZvX3Nob3VsZF9xdWVyeV9wcm9kGBMgASgISASIAQESQQoNZmlsZV9jb250ZW50cxgUIAMoCzIqLmFnZW50LnYxLlJlcXVlc3RDb250ZXh0LkZpbGVDb250ZW50c0VudHJ5EiAKE3VzZXJfaW50ZW50X3N1bW1hcnkYFSABKAlIBYgBARIyChBjdXN0b21fc3ViYWdlbnRzGBYgAygLMhguYWdlbnQudjEuQ3VzdG9tU3ViYWdlbnQSPwoXbWNwX2ZpbGVfc3lzdGVtX29wdGlvbnMYFyABKAsyHi5hZ2VudC52MS5NY3BGaWxlU3lzdGVtT3B0aW9ucxIeChF3ZWJfZmV0Y2hfZW5hYmxlZBgYIAEoCEgGiAEBEiUKGGhvb2tzX2FkZGl0aW9uYWxfY29udGV4dBgZIAEoCUgHiAEBEicKGmNvbW1pdF9hdHRyaWJ1dGlvbl9tZXNzYWdlGBogASgJSAiIAQESIwoWcHJfYXR0cmlidXRpb25fbWVzc2FnZRgbIAEoCUgJiAEBEi8KDGhvb2tzX2NvbmZpZxgcIAEoCzIZLmFnZW50LnYxLkhvb2tzQ29uZmlnSW5mbxIqCgxhZ2VudF9za2lsbHMYHSADKAsyFC5hZ2VudC52MS5BZ2VudFNraWxsEh4KEXN1cHBvcnRzX21jcF9hdXRoGCAgASgISAqIAQESIwoWZ2l0X3JlcG9faW5mb19jb21wbGV0ZRghIAEoCEgLiAEBEjsKFW1jcF9tZXRhX3Rvb2xfb3B0aW9ucxgiIAEoCzIcLmFnZW50LnYxLk1jcE1ldGFUb29sT3B0aW9ucxIfChJyZWFkX2xpbnRzX2VuYWJsZWQYIyABKAhIDIgBARIeChFtY3BfaW5mb19jb21wbGV0ZRgkIAEoCEgNiAEBEiAKE3J1bGVzX2luZm9fY29tcGxldGUYJyABKAhIDogBARIeChFlbnZfaW5mb19jb21wbGV0ZRgoIAEoCEgPiAEBEiUKGHJlcG9zaXRvcnlfaW5mb19jb21wbGV0ZRgpIAEoCEgQiAEBEisKHmN1c3RvbV9zdWJhZ2VudHNfaW5mb19jb21wbGV0ZRgqIAEoCEgRiAEBEicKGmFnZW50X3NraWxsc19pbmZvX2NvbXBsZXRlGCsgASgISBKIAQESKgodbWNwX2ZpbGVfc3lzdGVtX2luZm9fY29tcGxldGUYLCABKAhIE4gBARIlChhnaXRfc3RhdHVzX2luZm9fY29tcGxldGUYLSABKAhIFIgBARJLChl1c2VyX3Blcm1pc3Npb25zX2F1dG9fcnVuGC4gASgLMiguYWdlbnQudjEuUGVybWlzc2lvbnNBdXRvUnVuSW5zdHJ1Y3Rpb25zEk4KHHByb2plY3RfcGVybWlzc2lvbnNfYXV0b19ydW4YLyABKAsyKC5hZ2VudC52MS5QZXJtaXNzaW9uc0F1dG9SdW5JbnN0cnVjdGlvbnMSKQocc2VhcmNoX2NvbnZlcnNhdGlvbnNfZW5hYmxlZBgyIAEoCEgViAEBEiEKFHNlbmRfbWVzc2FnZV9lbmFibGVkGDMgASgISBaIAQESHgoWYWRtaW5fY29tbWFuZF9kZW55bGlzdBg0IAMoCRozChFGaWxlQ29udGVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQh0KG19jb252ZXJzYXRpb25fbm90ZXNfbGlzdGluZ0IXChVfc2hhcmVkX25vdGVzX2xpc3RpbmdCDQoLX2Nsb3VkX3J1bGVCFQoTX3dlYl9zZWFyY2hfZW5hYmxlZEIkCiJfcmVwb3NpdG9yeV9pbmZvX3Nob3VsZF9xdWVyeV9wcm9kQhYKFF91c2VyX2ludGVudF9zdW1tYXJ5QhQKEl93ZWJfZmV0Y2hfZW5hYmxlZEIbChlfaG9va3NfYWRkaXRpb25hbF9jb250ZXh0Qh0KG19jb21taXRfYXR0cmlidXRpb25fbWVzc2FnZUIZChdfcHJfYXR0cmlidXRpb25fbWVzc2FnZUIUChJfc3VwcG9ydHNfbWNwX2F1dGhCGQoXX2dpdF9yZXBvX2luZm9fY29tcGxldGVCFQoTX3JlYWRfbGludHNfZW5hYmxlZEIUChJfbWNwX2luZm9fY29tcGxldGVCFgoUX3J1bGVzX2luZm9fY29tcGxldGVCFAoSX2Vudl9pbmZvX2NvbXBsZXRlQhsKGV9yZXBvc2l0b3J5X2luZm9fY29tcGxldGVCIQofX2N1c3RvbV9zdWJhZ2VudHNfaW5mb19jb21wbGV0ZUIdChtfYWdlbnRfc2tpbGxzX2luZm9fY29tcGxldGVCIAoeX21jcF9maWxlX3N5c3RlbV9pbmZvX2NvbXBsZXRlQhsKGV9naXRfc3RhdHVzX2luZm9fY29tcGxldGVCHwodX3NlYXJjaF9jb252ZXJzYXRpb25zX2VuYWJsZWRCFwoVX3NlbmRfbWVzc2FnZV9lbmFibGVkIvMFChFSZXF1ZXN0Q29udGV4dEVudhISCgpvc192ZXJzaW9uGAEgASgJEhcKD3dvcmtzcGFjZV9wYXRocxgCIAMoCRINCgVzaGVsbBgDIAEoCRIXCg9zYW5kYm94X2VuYWJsZWQYBSABKAgSGAoQdGVybWluYWxzX2ZvbGRlchgHIAEoCRIhChlhZ2VudF9zaGFyZWRfbm90ZXNfZm9sZGVyGAggASgJEicKH2FnZW50X2NvbnZlcnNhdGlvbl9ub3Rlc19mb2xkZXIYCSABKAkSEQoJdGltZV96b25lGAogASgJEhYKDnByb2plY3RfZm9sZGVyGAsgASgJEiAKGGFnZW50X3RyYW5zY3JpcHRzX2ZvbGRlchgMIAEoCRIdChBhcnRpZmFjdHNfZm9sZGVyGA0gASgJSACIAQESHgoRc2FuZGJveF9zdXBwb3J0ZWQYDiABKAhIAYgBARIlChhzZWNyZXRfcmVkYWN0aW9uX2VuYWJsZWQYEiABKAhIAogBARIjChZjb21wdXRlcl91c2Vfc3VwcG9ydGVkGBMgASgISAOIAQESJAoXaXNfd29ya2luZ19kaXJfaG9tZV9kaXIYFCABKAhIBIgBARImChlwcm9jZXNzX3dvcmtpbmdfZGlyZWN0b3J5GBUgASgJSAWIAQESNAonc21hcnRfbW9kZV9jbGFzc2lmaWVyX2F1dG9fbW9kZV9lbmFibGVkGBYgASgISAaIAQFCEwoRX2FydGlmYWN0c19mb2xkZXJCFAoSX3NhbmRib3hfc3VwcG9ydGVkQhsKGV9zZWNyZXRfcmVkYWN0aW9uX2VuYWJsZWRCGQoXX2NvbXB1dGVyX3VzZV9zdXBwb3J0ZWRCGgoYX2lzX3dvcmtpbmdfZGlyX2hvbWVfZGlyQhwKGl9wcm9jZXNzX3dvcmtpbmdfZGlyZWN0b3J5QioKKF9zbWFydF9tb2RlX2NsYXNzaWZpZXJfYXV0b19tb2RlX2VuYWJsZWQi5AEKCkN1cnNvclJ1bGUSEQoJZnVsbF9wYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJgoEdHlwZRgDIAEoCzIYLmFnZW50LnYxLkN1cnNvclJ1bGVUeXBlEioKBnNvdXJjZRgEIAEoDjIaLmFnZW50LnYxLkN1cnNvclJ1bGVTb3VyY2USHgoRZ2l0X3JlbW90ZV9vcmlnaW4YBSABKAlIAIgBARIYCgtwYXJzZV9lcnJvchgGIAEoCUgBiAEBQhQKEl9naXRfcmVtb3RlX29yaWdpbkIOCgxfcGFyc2VfZXJyb3IiiwIKDkN1cnNvclJ1bGVUeXBlEjAKBmdsb2JhbBgBIAEoCzIeLmFnZW50LnYxLkN1cnNvclJ1bGVUeXBlR2xvYmFsSAASOQoMZmlsZV9nbG9iYmVkGAIgASgLMiEuYWdlbnQudjEuQ3Vyc29yUnVsZVR5cGVGaWxlR2xvYnNIABI9Cg1hZ2VudF9mZXRjaGVkGAMgASgLMiQuYWdlbnQudjEuQ3Vyc29yUnVsZVR5cGVBZ2VudEZldGNoZWRIABJFChFtYW51YWxseV9hdHRhY2hlZBgEIAEoCzIoLmFnZW50LnYxLkN1cnNvclJ1bGVUeXBlTWFudWFsbHlBdHRhY2hlZEgAQgYKBHR5cGUiFgoUQ3Vyc29yUnVsZVR5cGVHbG9iYWwiKAoXQ3Vyc29yUnVsZVR5cGVGaWxlR2xvYnMSDQoFZ2xvYnMYASADKAkiHAoaQ3Vyc29yUnVsZVR5cGVBZ2VudEZldGNoZWQiIAoeQ3Vyc29yUnVsZVR5cGVNYW51YWxseUF0dGFjaGVkIuYBCgtHaXRSZXBvSW5mbxIMCgRwYXRoGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgticmFuY2hfbmFtZRgDIAEoCRIXCgpyZW1vdGVfdXJsGAQgASgJSACIAQESKAobcHJldmlvdXNfYnJhbmNoX2lzX2FuY2VzdG9yGAUgASgISAGIAQESHQoQaXNfb3JpZ2luX2JhY2tlZBgGIAEoCEgCiAEBQg0KC19yZW1vdGVfdXJsQh4KHF9wcmV2aW91c19icmFuY2hfaXNfYW5jZXN0b3JCEwoRX2lzX29yaWdpbl9iYWNrZWQiqwIKFlJlcG9zaXRvcnlJbmRleGluZ0luZm8SHwoXcmVsYXRpdmVfd29ya3NwYWNlX3BhdGgYASABKAkSEwoLcmVtb3RlX3VybHMYAiADKAkSFAoMcmVtb3RlX25hbWVzGAMgAygJEhEKCXJlcG9fbmFtZRgEIAEoCRISCgpyZXBvX293bmVyGAUgASgJEhIKCmlzX3RyYWNrZWQYBiABKAgSEAoIaXNfbG9jYWwYByABKAgSJgoZb3J0aG9nb25hbF90cmFuc2Zvcm1fc2VlZBgIIAEoAUgAiAEBEhUKDXdvcmtzcGFjZV91cmkYCSABKAkSGwoTcGF0aF9lbmNyeXB0aW9uX2tleRgKIAEoCUIcChpfb3J0aG9nb25hbF90cmFuc2Zvcm1fc2VlZCJFCgpBZ2VudFNraWxsEhEKCWZ1bGxfcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIrUBCg5DdXN0b21TdWJhZ2VudBIRCglmdWxsX3BhdGgYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgV0b29scxgEIAMoCRINCgVtb2RlbBgFIAEoCRIOCgZwcm9tcHQYBiABKAkSPwoPcGVybWlzc2lvbl9tb2RlGAcgASgOMiYuYWdlbnQudjEuQ3VzdG9tU3ViYWdlbnRQZXJtaXNzaW9uTW9kZSKMAwoTTHNEaXJlY3RvcnlUcmVlTm9kZRIQCghhYnNfcGF0aBgBIAEoCRI0Cg1jaGlsZHJlbl9kaXJzGAIgAygLMh0uYWdlbnQudjEuTHNEaXJlY3RvcnlUcmVlTm9kZRI6Cg5jaGlsZHJlbl9maWxlcxgDIAMoCzIiLmFnZW50LnYxLkxzRGlyZWN0b3J5VHJlZU5vZGUuRmlsZRIfChdjaGlsZHJlbl93ZXJlX3Byb2Nlc3NlZBgEIAEoCBJkCh1mdWxsX3N1YnRyZWVfZXh0ZW5zaW9uX2NvdW50cxgFIAMoCzI9LmFnZW50LnYxLkxzRGlyZWN0b3J5VHJlZU5vZGUuRnVsbFN1YnRyZWVFeHRlbnNpb25Db3VudHNFbnRyeRIRCgludW1fZmlsZXMYBiABKAUaFAoERmlsZRIMCgRuYW1lGAEgASgJGkEKH0Z1bGxTdWJ0cmVlRXh0ZW5zaW9uQ291bnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASI8Cg9EZWJ1Z01vZGVDb25maWcSEAoIbG9nX3BhdGgYASABKAkSFwoPc2VydmVyX2VuZHBvaW50GAIgASgJIg4KDFNraWxsT3B0aW9ucyIRCg9Ib29rc0NvbmZpZ0luZm8iWAoeUGVybWlzc2lvbnNBdXRvUnVuSW5zdHJ1Y3Rpb25zEhoKEmFsbG93X2luc3RydWN0aW9ucxgBIAMoCRIaChJibG9ja19pbnN0cnVjdGlvbnMYAiADKAkqcAoQQ3Vyc29yUnVsZVNvdXJjZRIiCh5DVVJTT1JfUlVMRV9TT1VSQ0VfVU5TUEVDSUZJRUQQABIbChdDVVJTT1JfUlVMRV9TT1VSQ0VfVEVBTRABEhsKF0NVUlNPUl9SVUxFX1NPVVJDRV9VU0VSEAIq2gEKHEN1c3RvbVN1YmFnZW50UGVybWlzc2lvbk1vZGUSLworQ1VTVE9NX1NVQkFHRU5UX1BFUk1JU1NJT05fTU9ERV9VTlNQRUNJRklFRBAAEisKJ0NVU1RPTV9TVUJBR0VOVF9QRVJNSVNTSU9OX01PREVfREVGQVVMVBABEiwKKENVU1RPTV9TVUJBR0VOVF9QRVJNSVNTSU9OX01PREVfUkVBRE9OTFkQAhIuCipDVVNUT01fU1VCQUdFTlRfUEVSTUlTU0lPTl9NT0RFX0FHRU5UX09OTFkQA2IGcHJvdG8z", [file_agent_v1_mcp]);
 
 /**
  * @generated from message agent.v1.RequestContext
@@ -49,14 +49,14 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   tools: McpToolDefinition[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string conversation_notes_listing = 8;
    */
   conversationNotesListing?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string shared_notes_listing = 9;
    */
@@ -78,14 +78,14 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   mcpInstructions: McpInstructions[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.DebugModeConfig debug_mode_config = 15;
    */
   debugModeConfig?: DebugModeConfig | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string cloud_rule = 16;
    */
@@ -99,14 +99,14 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   webSearchEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.SkillOptions skill_options = 18;
    */
   skillOptions?: SkillOptions | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool repository_info_should_query_prod = 19;
    */
@@ -118,7 +118,7 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   fileContents: { [key: string]: string };
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string user_intent_summary = 21;
    */
@@ -142,97 +142,111 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
   webFetchEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string hooks_additional_context = 25;
    */
   hooksAdditionalContext?: string | undefined;
 
   /**
-   * [S]
+   * #26/#27: Cursor's client sets them (to "enabled") only when its commit / PR
+   * attribution setting is on, and leaves them unset otherwise. This client has no
+   * such setting and does not send them; declared so they decode. [C: Cursor's client 1.0.32]
+   *
+   * @generated from field: optional string commit_attribution_message = 26;
+   */
+  commitAttributionMessage?: string | undefined;
+
+  /**
+   * @generated from field: optional string pr_attribution_message = 27;
+   */
+  prAttributionMessage?: string | undefined;
+
+  /**
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.HooksConfigInfo hooks_config = 28;
    */
   hooksConfig?: HooksConfigInfo | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.AgentSkill agent_skills = 29;
    */
   agentSkills: AgentSkill[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool supports_mcp_auth = 32;
    */
   supportsMcpAuth?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: bool git_repo_info_complete = 33;
+   * @generated from field: optional bool git_repo_info_complete = 33;
    */
-  gitRepoInfoComplete: boolean;
+  gitRepoInfoComplete?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.McpMetaToolOptions mcp_meta_tool_options = 34;
    */
   mcpMetaToolOptions?: McpMetaToolOptions | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool read_lints_enabled = 35;
    */
   readLintsEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: bool mcp_info_complete = 36;
+   * @generated from field: optional bool mcp_info_complete = 36;
    */
-  mcpInfoComplete: boolean;
+  mcpInfoComplete?: boolean | undefined;
 
   /**
    * "This slice is complete" flags.
    *
-   * @generated from field: bool rules_info_complete = 39;
+   * @generated from field: optional bool rules_info_complete = 39;
    */
-  rulesInfoComplete: boolean;
+  rulesInfoComplete?: boolean | undefined;
 
   /**
-   * @generated from field: bool env_info_complete = 40;
+   * @generated from field: optional bool env_info_complete = 40;
    */
-  envInfoComplete: boolean;
+  envInfoComplete?: boolean | undefined;
 
   /**
-   * @generated from field: bool repository_info_complete = 41;
+   * @generated from field: optional bool repository_info_complete = 41;
    */
-  repositoryInfoComplete: boolean;
+  repositoryInfoComplete?: boolean | undefined;
 
   /**
-   * @generated from field: bool custom_subagents_info_complete = 42;
+   * @generated from field: optional bool custom_subagents_info_complete = 42;
    */
-  customSubagentsInfoComplete: boolean;
+  customSubagentsInfoComplete?: boolean | undefined;
 
   /**
-   * @generated from field: bool agent_skills_info_complete = 43;
+   * @generated from field: optional bool agent_skills_info_complete = 43;
    */
-  agentSkillsInfoComplete: boolean;
+  agentSkillsInfoComplete?: boolean | undefined;
 
   /**
-   * @generated from field: bool mcp_file_system_info_complete = 44;
+   * @generated from field: optional bool mcp_file_system_info_complete = 44;
    */
-  mcpFileSystemInfoComplete: boolean;
+  mcpFileSystemInfoComplete?: boolean | undefined;
 
   /**
-   * @generated from field: bool git_status_info_complete = 45;
+   * @generated from field: optional bool git_status_info_complete = 45;
    */
-  gitStatusInfoComplete: boolean;
+  gitStatusInfoComplete?: boolean | undefined;
 
   /**
    * @generated from field: agent.v1.PermissionsAutoRunInstructions user_permissions_auto_run = 46;
@@ -248,21 +262,21 @@ export type RequestContext = Message<"agent.v1.RequestContext"> & {
    * #48: a third PermissionsAutoRunInstructions exists per one note; its name is
    * not documented, so it is left undeclared (kept as an unknown field).
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool search_conversations_enabled = 50;
    */
   searchConversationsEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool send_message_enabled = 51;
    */
   sendMessageEnabled?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated string admin_command_denylist = 52;
    */
@@ -277,7 +291,7 @@ export const RequestContextSchema: GenMessage<RequestContext> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 0);
 
 /**
- * Environment facts. [C for #1-#12, #14, #20, #21; rest S]
+ * Environment facts. [C for #1-#12, #14, #20, #21; rest C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.RequestContextEnv
  */
@@ -349,16 +363,17 @@ export type RequestContextEnv = Message<"agent.v1.RequestContextEnv"> & {
   sandboxSupported?: boolean | undefined;
 
   /**
-   * #16/#17 sandbox network settings: names/types not documented; undeclared.
+   * #16 sandbox_network_has_defaults, #17 sandbox_network_explicit_allowlist:
+   * not declared.
    *
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool secret_redaction_enabled = 18;
    */
   secretRedactionEnabled?: boolean | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool computer_use_supported = 19;
    */
@@ -370,12 +385,20 @@ export type RequestContextEnv = Message<"agent.v1.RequestContextEnv"> & {
   isWorkingDirHomeDir?: boolean | undefined;
 
   /**
-   * #22-#24 smart-mode classifier settings and #25 mounted_agent_stores: types
-   * not documented; undeclared.
-   *
    * @generated from field: optional string process_working_directory = 21;
    */
   processWorkingDirectory?: string | undefined;
+
+  /**
+   * Cursor's client sends it only when its smart-mode classifier setting is known;
+   * this client has no smart mode and does not send it. Declared so it decodes. [C: Cursor's client 1.0.32]
+   *
+   * #23/#24 (dev-only classifier tokens), #25 mounted_agent_stores and later
+   * fields: not declared.
+   *
+   * @generated from field: optional bool smart_mode_classifier_auto_mode_enabled = 22;
+   */
+  smartModeClassifierAutoModeEnabled?: boolean | undefined;
 };
 
 /**
@@ -417,7 +440,7 @@ export type CursorRule = Message<"agent.v1.CursorRule"> & {
   gitRemoteOrigin?: string | undefined;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string parse_error = 6;
    */
@@ -448,9 +471,9 @@ export type CursorRuleType = Message<"agent.v1.CursorRuleType"> & {
     case: "global";
   } | {
     /**
-     * @generated from field: agent.v1.CursorRuleTypeFileGlobbed file_globbed = 2;
+     * @generated from field: agent.v1.CursorRuleTypeFileGlobs file_globbed = 2;
      */
-    value: CursorRuleTypeFileGlobbed;
+    value: CursorRuleTypeFileGlobs;
     case: "fileGlobbed";
   } | {
     /**
@@ -492,9 +515,9 @@ export const CursorRuleTypeGlobalSchema: GenMessage<CursorRuleTypeGlobal> = /*@_
 /**
  * Applies to files matching the globs.
  *
- * @generated from message agent.v1.CursorRuleTypeFileGlobbed
+ * @generated from message agent.v1.CursorRuleTypeFileGlobs
  */
-export type CursorRuleTypeFileGlobbed = Message<"agent.v1.CursorRuleTypeFileGlobbed"> & {
+export type CursorRuleTypeFileGlobs = Message<"agent.v1.CursorRuleTypeFileGlobs"> & {
   /**
    * @generated from field: repeated string globs = 1;
    */
@@ -502,10 +525,10 @@ export type CursorRuleTypeFileGlobbed = Message<"agent.v1.CursorRuleTypeFileGlob
 };
 
 /**
- * Describes the message agent.v1.CursorRuleTypeFileGlobbed.
- * Use `create(CursorRuleTypeFileGlobbedSchema)` to create a new message.
+ * Describes the message agent.v1.CursorRuleTypeFileGlobs.
+ * Use `create(CursorRuleTypeFileGlobsSchema)` to create a new message.
  */
-export const CursorRuleTypeFileGlobbedSchema: GenMessage<CursorRuleTypeFileGlobbed> = /*@__PURE__*/
+export const CursorRuleTypeFileGlobsSchema: GenMessage<CursorRuleTypeFileGlobs> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 5);
 
 /**
@@ -567,14 +590,14 @@ export type GitRepoInfo = Message<"agent.v1.GitRepoInfo"> & {
   remoteUrl?: string | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool previous_branch_is_ancestor = 5;
    */
   previousBranchIsAncestor?: boolean | undefined;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool is_origin_backed = 6;
    */
@@ -620,14 +643,14 @@ export type RepositoryIndexingInfo = Message<"agent.v1.RepositoryIndexingInfo"> 
   repoOwner: string;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_tracked = 6;
    */
   isTracked: boolean;
 
   /**
-   * [I] type bool
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: bool is_local = 7;
    */
@@ -644,7 +667,7 @@ export type RepositoryIndexingInfo = Message<"agent.v1.RepositoryIndexingInfo"> 
   workspaceUri: string;
 
   /**
-   * [I] type string
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: string path_encryption_key = 10;
    */
@@ -688,8 +711,6 @@ export const AgentSkillSchema: GenMessage<AgentSkill> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 10);
 
 /**
- * A custom subagent definition. [C]
- *
  * @generated from message agent.v1.CustomSubagent
  */
 export type CustomSubagent = Message<"agent.v1.CustomSubagent"> & {
@@ -724,9 +745,9 @@ export type CustomSubagent = Message<"agent.v1.CustomSubagent"> & {
   prompt: string;
 
   /**
-   * @generated from field: int32 permission_mode = 7;
+   * @generated from field: agent.v1.CustomSubagentPermissionMode permission_mode = 7;
    */
-  permissionMode: number;
+  permissionMode: CustomSubagentPermissionMode;
 };
 
 /**
@@ -826,7 +847,7 @@ export const DebugModeConfigSchema: GenMessage<DebugModeConfig> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 13);
 
 /**
- * Skill options. Body not documented; kept empty. [S]
+ * Skill options. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.SkillOptions
  */
@@ -841,7 +862,7 @@ export const SkillOptionsSchema: GenMessage<SkillOptions> = /*@__PURE__*/
   messageDesc(file_agent_v1_request_context, 14);
 
 /**
- * Hooks configuration. Body not documented; kept empty. [S]
+ * Hooks configuration. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.HooksConfigInfo
  */
@@ -906,4 +927,38 @@ export enum CursorRuleSource {
  */
 export const CursorRuleSourceSchema: GenEnum<CursorRuleSource> = /*@__PURE__*/
   enumDesc(file_agent_v1_request_context, 0);
+
+/**
+ * A custom subagent definition. [C]
+ * What a custom subagent may do. [C: Cursor's client 1.0.32]
+ *
+ * @generated from enum agent.v1.CustomSubagentPermissionMode
+ */
+export enum CustomSubagentPermissionMode {
+  /**
+   * @generated from enum value: CUSTOM_SUBAGENT_PERMISSION_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CUSTOM_SUBAGENT_PERMISSION_MODE_DEFAULT = 1;
+   */
+  DEFAULT = 1,
+
+  /**
+   * @generated from enum value: CUSTOM_SUBAGENT_PERMISSION_MODE_READONLY = 2;
+   */
+  READONLY = 2,
+
+  /**
+   * @generated from enum value: CUSTOM_SUBAGENT_PERMISSION_MODE_AGENT_ONLY = 3;
+   */
+  AGENT_ONLY = 3,
+}
+
+/**
+ * Describes the enum agent.v1.CustomSubagentPermissionMode.
+ */
+export const CustomSubagentPermissionModeSchema: GenEnum<CustomSubagentPermissionMode> = /*@__PURE__*/
+  enumDesc(file_agent_v1_request_context, 1);
 

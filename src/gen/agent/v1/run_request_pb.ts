@@ -94,29 +94,29 @@ export type AgentRunRequest = Message<"agent.v1.AgentRunRequest"> & {
   requestedModel?: RequestedModel | undefined;
 
   /**
-   * One client sends a 0 varint here as an unnamed uint32; a bool reads the
-   * same bytes. [S]
+   * A bool named suggest_next_prompt. [C: Cursor's client 1.0.32] (One client was seen sending a 0
+   * varint here; a bool reads the same bytes.) [S]
    *
    * @generated from field: optional bool suggest_next_prompt = 10;
    */
   suggestNextPrompt?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string subagent_type_name = 11;
    */
   subagentTypeName?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool exclude_workspace_context = 12;
    */
   excludeWorkspaceContext?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string harness = 13;
    */
@@ -128,7 +128,7 @@ export type AgentRunRequest = Message<"agent.v1.AgentRunRequest"> & {
   selectedSubagentModels: RequestedModel[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.ModelDetails selected_subagent_model_details = 15;
    */
@@ -149,35 +149,35 @@ export type AgentRunRequest = Message<"agent.v1.AgentRunRequest"> & {
   preFetchedBlobs: PreFetchedBlob[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string dev_raw_model_slug = 18;
    */
   devRawModelSlug?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool client_supports_inline_images = 19;
    */
   clientSupportsInlineImages?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.SubagentModelOverride subagent_model_overrides = 20;
    */
   subagentModelOverrides: SubagentModelOverride[];
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool can_create_cloud_subagents = 21;
    */
   canCreateCloudSubagents?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool suppress_subagent_progress_update_tool = 22;
    */
@@ -187,14 +187,14 @@ export type AgentRunRequest = Message<"agent.v1.AgentRunRequest"> & {
    * Leave every client_supports_* flag unset unless the client handles the
    * corresponding optional update types.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool client_supports_send_to_user = 23;
    */
   clientSupportsSendToUser?: boolean | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string computer_use_coordinate_mode = 24;
    */
@@ -208,14 +208,14 @@ export type AgentRunRequest = Message<"agent.v1.AgentRunRequest"> & {
   runId?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional string agent_session_id = 26;
    */
   agentSessionId?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bool client_supports_prompt_context_usage_rpc = 27;
    */
@@ -270,7 +270,7 @@ export const PreFetchedBlobSchema: GenMessage<PreFetchedBlob> = /*@__PURE__*/
   messageDesc(file_agent_v1_run_request, 1);
 
 /**
- * Per-subagent model override. Body not documented; kept empty. [S]
+ * Per-subagent model override. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.SubagentModelOverride
  */

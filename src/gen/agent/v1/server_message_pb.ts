@@ -76,9 +76,8 @@ export type AgentServerMessage = Message<"agent.v1.AgentServerMessage"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * Conflict: descriptor-derived notes put #8 outside the oneof (it may ride
-   * along with any case); another note lists it inside. Declared outside: that
-   * decodes both layouts. Safe to ignore. [S]
+   * Outside the oneof (it may ride along with any case); one note listed it
+   * inside. [C: Cursor's client 1.0.32] Safe to ignore.
    *
    * @generated from field: agent.v1.TtftBreakdown ttft_breakdown = 8;
    */

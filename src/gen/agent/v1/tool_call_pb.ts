@@ -15,7 +15,7 @@ import type { HookAdditionalContext } from "./common_pb.ts";
 import { file_agent_v1_common } from "./common_pb.ts";
 import type { DeleteArgs, DeleteResult, GrepArgs, GrepResult, LsArgs, LsResult } from "./exec_file_pb.ts";
 import { file_agent_v1_exec_file } from "./exec_file_pb.ts";
-import type { McpArgs, McpSuccess } from "./exec_mcp_pb.ts";
+import type { McpArgs, McpPermissionDenied, McpRejected, McpSuccess } from "./exec_mcp_pb.ts";
 import { file_agent_v1_exec_mcp } from "./exec_mcp_pb.ts";
 import type { ShellArgs, ShellResult } from "./exec_shell_pb.ts";
 import { file_agent_v1_exec_shell } from "./exec_shell_pb.ts";
@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/tool_call.proto.
  */
 export const file_agent_v1_tool_call: GenFile = /*@__PURE__*/
-  fileDesc("ChhhZ2VudC92MS90b29sX2NhbGwucHJvdG8SCGFnZW50LnYxIo0ZCghUb29sQ2FsbBIyCg9zaGVsbF90b29sX2NhbGwYASABKAsyFy5hZ2VudC52MS5TaGVsbFRvb2xDYWxsSAASNAoQZGVsZXRlX3Rvb2xfY2FsbBgDIAEoCzIYLmFnZW50LnYxLkRlbGV0ZVRvb2xDYWxsSAASMAoOZ2xvYl90b29sX2NhbGwYBCABKAsyFi5hZ2VudC52MS5HbG9iVG9vbENhbGxIABIwCg5ncmVwX3Rvb2xfY2FsbBgFIAEoCzIWLmFnZW50LnYxLkdyZXBUb29sQ2FsbEgAEjAKDnJlYWRfdG9vbF9jYWxsGAggASgLMhYuYWdlbnQudjEuUmVhZFRvb2xDYWxsSAASPwoWdXBkYXRlX3RvZG9zX3Rvb2xfY2FsbBgJIAEoCzIdLmFnZW50LnYxLlVwZGF0ZVRvZG9zVG9vbENhbGxIABI7ChRyZWFkX3RvZG9zX3Rvb2xfY2FsbBgKIAEoCzIbLmFnZW50LnYxLlJlYWRUb2Rvc1Rvb2xDYWxsSAASMAoOZWRpdF90b29sX2NhbGwYDCABKAsyFi5hZ2VudC52MS5FZGl0VG9vbENhbGxIABIsCgxsc190b29sX2NhbGwYDSABKAsyFC5hZ2VudC52MS5Mc1Rvb2xDYWxsSAASOwoUcmVhZF9saW50c190b29sX2NhbGwYDiABKAsyGy5hZ2VudC52MS5SZWFkTGludHNUb29sQ2FsbEgAEi4KDW1jcF90b29sX2NhbGwYDyABKAsyFS5hZ2VudC52MS5NY3BUb29sQ2FsbEgAEjsKFHNlbV9zZWFyY2hfdG9vbF9jYWxsGBAgASgLMhsuYWdlbnQudjEuU2VtU2VhcmNoVG9vbENhbGxIABI9ChVjcmVhdGVfcGxhbl90b29sX2NhbGwYESABKAsyHC5hZ2VudC52MS5DcmVhdGVQbGFuVG9vbENhbGxIABI7ChR3ZWJfc2VhcmNoX3Rvb2xfY2FsbBgSIAEoCzIbLmFnZW50LnYxLldlYlNlYXJjaFRvb2xDYWxsSAASMAoOdGFza190b29sX2NhbGwYEyABKAsyFi5hZ2VudC52MS5UYXNrVG9vbENhbGxIABJKChxsaXN0X21jcF9yZXNvdXJjZXNfdG9vbF9jYWxsGBQgASgLMiIuYWdlbnQudjEuTGlzdE1jcFJlc291cmNlc1Rvb2xDYWxsSAASSAobcmVhZF9tY3BfcmVzb3VyY2VfdG9vbF9jYWxsGBUgASgLMiEuYWdlbnQudjEuUmVhZE1jcFJlc291cmNlVG9vbENhbGxIABJGChphcHBseV9hZ2VudF9kaWZmX3Rvb2xfY2FsbBgWIAEoCzIgLmFnZW50LnYxLkFwcGx5QWdlbnREaWZmVG9vbENhbGxIABI/ChZhc2tfcXVlc3Rpb25fdG9vbF9jYWxsGBcgASgLMh0uYWdlbnQudjEuQXNrUXVlc3Rpb25Ub29sQ2FsbEgAEjIKD2ZldGNoX3Rvb2xfY2FsbBgYIAEoCzIXLmFnZW50LnYxLkZldGNoVG9vbENhbGxIABI9ChVzd2l0Y2hfbW9kZV90b29sX2NhbGwYGSABKAsyHC5hZ2VudC52MS5Td2l0Y2hNb2RlVG9vbENhbGxIABI7ChRleGFfc2VhcmNoX3Rvb2xfY2FsbBgaIAEoCzIbLmFnZW50LnYxLkV4YVNlYXJjaFRvb2xDYWxsSAASOQoTZXhhX2ZldGNoX3Rvb2xfY2FsbBgbIAEoCzIaLmFnZW50LnYxLkV4YUZldGNoVG9vbENhbGxIABJDChhnZW5lcmF0ZV9pbWFnZV90b29sX2NhbGwYHCABKAsyHy5hZ2VudC52MS5HZW5lcmF0ZUltYWdlVG9vbENhbGxIABJBChdyZWNvcmRfc2NyZWVuX3Rvb2xfY2FsbBgdIAEoCzIeLmFnZW50LnYxLlJlY29yZFNjcmVlblRvb2xDYWxsSAASPwoWY29tcHV0ZXJfdXNlX3Rvb2xfY2FsbBgeIAEoCzIdLmFnZW50LnYxLkNvbXB1dGVyVXNlVG9vbENhbGxIABJICht3cml0ZV9zaGVsbF9zdGRpbl90b29sX2NhbGwYHyABKAsyIS5hZ2VudC52MS5Xcml0ZVNoZWxsU3RkaW5Ub29sQ2FsbEgAEjYKEXJlZmxlY3RfdG9vbF9jYWxsGCAgASgLMhkuYWdlbnQudjEuUmVmbGVjdFRvb2xDYWxsSAASTgoec2V0dXBfdm1fZW52aXJvbm1lbnRfdG9vbF9jYWxsGCEgASgLMiQuYWdlbnQudjEuU2V0dXBWbUVudmlyb25tZW50VG9vbENhbGxIABI6ChN0cnVuY2F0ZWRfdG9vbF9jYWxsGCIgASgLMhsuYWdlbnQudjEuVHJ1bmNhdGVkVG9vbENhbGxIABJQCh9zdGFydF9ncmluZF9leGVjdXRpb25fdG9vbF9jYWxsGCMgASgLMiUuYWdlbnQudjEuU3RhcnRHcmluZEV4ZWN1dGlvblRvb2xDYWxsSAASTgoec3RhcnRfZ3JpbmRfcGxhbm5pbmdfdG9vbF9jYWxsGCQgASgLMiQuYWdlbnQudjEuU3RhcnRHcmluZFBsYW5uaW5nVG9vbENhbGxIABI5ChN3ZWJfZmV0Y2hfdG9vbF9jYWxsGCUgASgLMhouYWdlbnQudjEuV2ViRmV0Y2hUb29sQ2FsbEgAEjIKD2F3YWl0X3Rvb2xfY2FsbBgqIAEoCzIXLmFnZW50LnYxLkF3YWl0VG9vbENhbGxIABJAChdnZXRfbWNwX3Rvb2xzX3Rvb2xfY2FsbBgsIAEoCzIdLmFnZW50LnYxLkdldE1jcFRvb2xzVG9vbENhbGxIABI/ChZzZW5kX21lc3NhZ2VfdG9vbF9jYWxsGDcgASgLMh0uYWdlbnQudjEuU2VuZE1lc3NhZ2VUb29sQ2FsbEgAEj4KFnNlbmRfdG9fdXNlcl90b29sX2NhbGwYOiABKAsyHC5hZ2VudC52MS5TZW5kVG9Vc2VyVG9vbENhbGxIABI1ChFwaV9yZWFkX3Rvb2xfY2FsbBg9IAEoCzIYLmFnZW50LnYxLlBpUmVhZFRvb2xDYWxsSAASNQoRcGlfYmFzaF90b29sX2NhbGwYPiABKAsyGC5hZ2VudC52MS5QaUJhc2hUb29sQ2FsbEgAEjUKEXBpX2VkaXRfdG9vbF9jYWxsGD8gASgLMhguYWdlbnQudjEuUGlFZGl0VG9vbENhbGxIABI3ChJwaV93cml0ZV90b29sX2NhbGwYQCABKAsyGS5hZ2VudC52MS5QaVdyaXRlVG9vbENhbGxIABI1ChFwaV9ncmVwX3Rvb2xfY2FsbBhBIAEoCzIYLmFnZW50LnYxLlBpR3JlcFRvb2xDYWxsSAASNQoRcGlfZmluZF90b29sX2NhbGwYQiABKAsyGC5hZ2VudC52MS5QaUZpbmRUb29sQ2FsbEgAEjEKD3BpX2xzX3Rvb2xfY2FsbBhDIAEoCzIWLmFnZW50LnYxLlBpTHNUb29sQ2FsbEgAEj0KFWNvbm5lY3Rfc2NtX3Rvb2xfY2FsbBhEIAEoCzIcLmFnZW50LnYxLkNvbm5lY3RTY21Ub29sQ2FsbEgAEk8KHnNlYXJjaF9jb252ZXJzYXRpb25zX3Rvb2xfY2FsbBhFIAEoCzIlLmFnZW50LnYxLlNlYXJjaENvbnZlcnNhdGlvbnNUb29sQ2FsbEgAEj0KFWNyZWF0ZV9nb2FsX3Rvb2xfY2FsbBhGIAEoCzIcLmFnZW50LnYxLkNyZWF0ZUdvYWxUb29sQ2FsbEgAEj0KFXVwZGF0ZV9nb2FsX3Rvb2xfY2FsbBhHIAEoCzIcLmFnZW50LnYxLlVwZGF0ZUdvYWxUb29sQ2FsbEgAEjIKD2Fkb3B0X3Rvb2xfY2FsbBhIIAEoCzIXLmFnZW50LnYxLkFkb3B0VG9vbENhbGxIABJBChhob29rX2FkZGl0aW9uYWxfY29udGV4dHMYNiADKAsyHy5hZ2VudC52MS5Ib29rQWRkaXRpb25hbENvbnRleHQSGQoMdG9vbF9jYWxsX2lkGDkgASgJSAGIAQESGgoNc3RhcnRlZF9hdF9tcxg7IAEoBEgCiAEBEhwKD2NvbXBsZXRlZF9hdF9tcxg8IAEoBEgDiAEBQgYKBHRvb2xCDwoNX3Rvb2xfY2FsbF9pZEIQCg5fc3RhcnRlZF9hdF9tc0ISChBfY29tcGxldGVkX2F0X21zIlkKDVNoZWxsVG9vbENhbGwSIQoEYXJncxgBIAEoCzITLmFnZW50LnYxLlNoZWxsQXJncxIlCgZyZXN1bHQYAiABKAsyFS5hZ2VudC52MS5TaGVsbFJlc3VsdCJcCg5EZWxldGVUb29sQ2FsbBIiCgRhcmdzGAEgASgLMhQuYWdlbnQudjEuRGVsZXRlQXJncxImCgZyZXN1bHQYAiABKAsyFi5hZ2VudC52MS5EZWxldGVSZXN1bHQiXgoMR2xvYlRvb2xDYWxsEiQKBGFyZ3MYASABKAsyFi5hZ2VudC52MS5HbG9iVG9vbEFyZ3MSKAoGcmVzdWx0GAIgASgLMhguYWdlbnQudjEuR2xvYlRvb2xSZXN1bHQiPgoMR2xvYlRvb2xBcmdzEhgKEHRhcmdldF9kaXJlY3RvcnkYASABKAkSFAoMZ2xvYl9wYXR0ZXJuGAIgASgJIhAKDkdsb2JUb29sUmVzdWx0IlYKDEdyZXBUb29sQ2FsbBIgCgRhcmdzGAEgASgLMhIuYWdlbnQudjEuR3JlcEFyZ3MSJAoGcmVzdWx0GAIgASgLMhQuYWdlbnQudjEuR3JlcFJlc3VsdCJeCgxSZWFkVG9vbENhbGwSJAoEYXJncxgBIAEoCzIWLmFnZW50LnYxLlJlYWRUb29sQXJncxIoCgZyZXN1bHQYAiABKAsyGC5hZ2VudC52MS5SZWFkVG9vbFJlc3VsdCJaCgxSZWFkVG9vbEFyZ3MSDAoEcGF0aBgBIAEoCRITCgZvZmZzZXQYAiABKAVIAIgBARISCgVsaW1pdBgDIAEoBUgBiAEBQgkKB19vZmZzZXRCCAoGX2xpbWl0InIKDlJlYWRUb29sUmVzdWx0EiwKB3N1Y2Nlc3MYASABKAsyGS5hZ2VudC52MS5SZWFkVG9vbFN1Y2Nlc3NIABIoCgVlcnJvchgCIAEoCzIXLmFnZW50LnYxLlJlYWRUb29sRXJyb3JIAEIICgZyZXN1bHQi+gEKD1JlYWRUb29sU3VjY2VzcxIRCgdjb250ZW50GAEgASgJSAASDgoEZGF0YRgGIAEoDEgAEhYKDGRhdGFfYmxvYl9pZBgJIAEoDEgAEhkKD2NvbnRlbnRfYmxvYl9pZBgKIAEoDEgAEhAKCGlzX2VtcHR5GAIgASgIEhYKDmV4Y2VlZGVkX2xpbWl0GAMgASgIEhMKC3RvdGFsX2xpbmVzGAQgASgNEhEKCWZpbGVfc2l6ZRgFIAEoDRIMCgRwYXRoGAcgASgJEicKCnJlYWRfcmFuZ2UYCCABKAsyEy5hZ2VudC52MS5SZWFkUmFuZ2VCCAoGb3V0cHV0IjEKCVJlYWRSYW5nZRISCgpzdGFydF9saW5lGAEgASgNEhAKCGVuZF9saW5lGAIgASgNIiYKDVJlYWRUb29sRXJyb3ISFQoNZXJyb3JfbWVzc2FnZRgBIAEoCSJWCgxFZGl0VG9vbENhbGwSIAoEYXJncxgBIAEoCzISLmFnZW50LnYxLkVkaXRBcmdzEiQKBnJlc3VsdBgCIAEoCzIULmFnZW50LnYxLkVkaXRSZXN1bHQiSAoIRWRpdEFyZ3MSDAoEcGF0aBgBIAEoCRIbCg5zdHJlYW1fY29udGVudBgGIAEoCUgAiAEBQhEKD19zdHJlYW1fY29udGVudCLWAgoKRWRpdFJlc3VsdBIoCgdzdWNjZXNzGAEgASgLMhUuYWdlbnQudjEuRWRpdFN1Y2Nlc3NIABI0Cg5maWxlX25vdF9mb3VuZBgCIAEoCzIaLmFnZW50LnYxLkVkaXRGaWxlTm90Rm91bmRIABJEChZyZWFkX3Blcm1pc3Npb25fZGVuaWVkGAMgASgLMiIuYWdlbnQudjEuRWRpdFJlYWRQZXJtaXNzaW9uRGVuaWVkSAASRgoXd3JpdGVfcGVybWlzc2lvbl9kZW5pZWQYBCABKAsyIy5hZ2VudC52MS5FZGl0V3JpdGVQZXJtaXNzaW9uRGVuaWVkSAASKgoIcmVqZWN0ZWQYBiABKAsyFi5hZ2VudC52MS5FZGl0UmVqZWN0ZWRIABIkCgVlcnJvchgHIAEoCzITLmFnZW50LnYxLkVkaXRFcnJvckgAQggKBnJlc3VsdCKkAgoLRWRpdFN1Y2Nlc3MSDAoEcGF0aBgBIAEoCRIYCgtsaW5lc19hZGRlZBgDIAEoBUgAiAEBEhoKDWxpbmVzX3JlbW92ZWQYBCABKAVIAYgBARIYCgtkaWZmX3N0cmluZxgFIAEoCUgCiAEBEiUKGGJlZm9yZV9mdWxsX2ZpbGVfY29udGVudBgGIAEoCUgDiAEBEh8KF2FmdGVyX2Z1bGxfZmlsZV9jb250ZW50GAcgASgJEhQKB21lc3NhZ2UYCCABKAlIBIgBAUIOCgxfbGluZXNfYWRkZWRCEAoOX2xpbmVzX3JlbW92ZWRCDgoMX2RpZmZfc3RyaW5nQhsKGV9iZWZvcmVfZnVsbF9maWxlX2NvbnRlbnRCCgoIX21lc3NhZ2UiEgoQRWRpdEZpbGVOb3RGb3VuZCIaChhFZGl0UmVhZFBlcm1pc3Npb25EZW5pZWQiGwoZRWRpdFdyaXRlUGVybWlzc2lvbkRlbmllZCIOCgxFZGl0UmVqZWN0ZWQiCwoJRWRpdEVycm9yIlAKCkxzVG9vbENhbGwSHgoEYXJncxgBIAEoCzIQLmFnZW50LnYxLkxzQXJncxIiCgZyZXN1bHQYAiABKAsyEi5hZ2VudC52MS5Mc1Jlc3VsdCKBAQoLTWNwVG9vbENhbGwSHwoEYXJncxgBIAEoCzIRLmFnZW50LnYxLk1jcEFyZ3MSJwoGcmVzdWx0GAIgASgLMhcuYWdlbnQudjEuTWNwVG9vbFJlc3VsdBIYCgtkZXNjcmlwdGlvbhgDIAEoCUgAiAEBQg4KDF9kZXNjcmlwdGlvbiLaAQoNTWNwVG9vbFJlc3VsdBInCgdzdWNjZXNzGAEgASgLMhQuYWdlbnQudjEuTWNwU3VjY2Vzc0gAEicKBWVycm9yGAIgASgLMhYuYWdlbnQudjEuTWNwVG9vbEVycm9ySAASLQoIcmVqZWN0ZWQYAyABKAsyGS5hZ2VudC52MS5NY3BUb29sUmVqZWN0ZWRIABI+ChFwZXJtaXNzaW9uX2RlbmllZBgEIAEoCzIhLmFnZW50LnYxLk1jcFRvb2xQZXJtaXNzaW9uRGVuaWVkSABCCAoGcmVzdWx0IhEKD01jcFRvb2xSZWplY3RlZCIZChdNY3BUb29sUGVybWlzc2lvbkRlbmllZCIdCgxNY3BUb29sRXJyb3ISDQoFZXJyb3IYASABKAkiFQoTVXBkYXRlVG9kb3NUb29sQ2FsbCITChFSZWFkVG9kb3NUb29sQ2FsbCITChFSZWFkTGludHNUb29sQ2FsbCITChFTZW1TZWFyY2hUb29sQ2FsbCIUChJDcmVhdGVQbGFuVG9vbENhbGwiEwoRV2ViU2VhcmNoVG9vbENhbGwiNAoMVGFza1Rvb2xDYWxsEiQKBGFyZ3MYASABKAsyFi5hZ2VudC52MS5UYXNrVG9vbEFyZ3MieQoMVGFza1Rvb2xBcmdzEhMKC2Rlc2NyaXB0aW9uGAEgASgJEg4KBnByb21wdBgCIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZyZXN1bWUYBSABKAkSEAoIYWdlbnRfaWQYBiABKAkSEwoLYXR0YWNobWVudHMYByADKAkiGgoYTGlzdE1jcFJlc291cmNlc1Rvb2xDYWxsIhkKF1JlYWRNY3BSZXNvdXJjZVRvb2xDYWxsIhgKFkFwcGx5QWdlbnREaWZmVG9vbENhbGwiFQoTQXNrUXVlc3Rpb25Ub29sQ2FsbCIPCg1GZXRjaFRvb2xDYWxsIhQKElN3aXRjaE1vZGVUb29sQ2FsbCITChFFeGFTZWFyY2hUb29sQ2FsbCISChBFeGFGZXRjaFRvb2xDYWxsIhcKFUdlbmVyYXRlSW1hZ2VUb29sQ2FsbCIWChRSZWNvcmRTY3JlZW5Ub29sQ2FsbCIVChNDb21wdXRlclVzZVRvb2xDYWxsIhkKF1dyaXRlU2hlbGxTdGRpblRvb2xDYWxsIhEKD1JlZmxlY3RUb29sQ2FsbCIcChpTZXR1cFZtRW52aXJvbm1lbnRUb29sQ2FsbCITChFUcnVuY2F0ZWRUb29sQ2FsbCIdChtTdGFydEdyaW5kRXhlY3V0aW9uVG9vbENhbGwiHAoaU3RhcnRHcmluZFBsYW5uaW5nVG9vbENhbGwiEgoQV2ViRmV0Y2hUb29sQ2FsbCIPCg1Bd2FpdFRvb2xDYWxsIhUKE0dldE1jcFRvb2xzVG9vbENhbGwiFQoTU2VuZE1lc3NhZ2VUb29sQ2FsbCIUChJTZW5kVG9Vc2VyVG9vbENhbGwiEAoOUGlSZWFkVG9vbENhbGwiEAoOUGlCYXNoVG9vbENhbGwiEAoOUGlFZGl0VG9vbENhbGwiEQoPUGlXcml0ZVRvb2xDYWxsIhAKDlBpR3JlcFRvb2xDYWxsIhAKDlBpRmluZFRvb2xDYWxsIg4KDFBpTHNUb29sQ2FsbCIUChJDb25uZWN0U2NtVG9vbENhbGwiHQobU2VhcmNoQ29udmVyc2F0aW9uc1Rvb2xDYWxsIhQKEkNyZWF0ZUdvYWxUb29sQ2FsbCIUChJVcGRhdGVHb2FsVG9vbENhbGwiDwoNQWRvcHRUb29sQ2FsbGIGcHJvdG8z", [file_agent_v1_common, file_agent_v1_exec_file, file_agent_v1_exec_mcp, file_agent_v1_exec_shell]);
+  fileDesc("ChhhZ2VudC92MS90b29sX2NhbGwucHJvdG8SCGFnZW50LnYxIo0ZCghUb29sQ2FsbBIyCg9zaGVsbF90b29sX2NhbGwYASABKAsyFy5hZ2VudC52MS5TaGVsbFRvb2xDYWxsSAASNAoQZGVsZXRlX3Rvb2xfY2FsbBgDIAEoCzIYLmFnZW50LnYxLkRlbGV0ZVRvb2xDYWxsSAASMAoOZ2xvYl90b29sX2NhbGwYBCABKAsyFi5hZ2VudC52MS5HbG9iVG9vbENhbGxIABIwCg5ncmVwX3Rvb2xfY2FsbBgFIAEoCzIWLmFnZW50LnYxLkdyZXBUb29sQ2FsbEgAEjAKDnJlYWRfdG9vbF9jYWxsGAggASgLMhYuYWdlbnQudjEuUmVhZFRvb2xDYWxsSAASPwoWdXBkYXRlX3RvZG9zX3Rvb2xfY2FsbBgJIAEoCzIdLmFnZW50LnYxLlVwZGF0ZVRvZG9zVG9vbENhbGxIABI7ChRyZWFkX3RvZG9zX3Rvb2xfY2FsbBgKIAEoCzIbLmFnZW50LnYxLlJlYWRUb2Rvc1Rvb2xDYWxsSAASMAoOZWRpdF90b29sX2NhbGwYDCABKAsyFi5hZ2VudC52MS5FZGl0VG9vbENhbGxIABIsCgxsc190b29sX2NhbGwYDSABKAsyFC5hZ2VudC52MS5Mc1Rvb2xDYWxsSAASOwoUcmVhZF9saW50c190b29sX2NhbGwYDiABKAsyGy5hZ2VudC52MS5SZWFkTGludHNUb29sQ2FsbEgAEi4KDW1jcF90b29sX2NhbGwYDyABKAsyFS5hZ2VudC52MS5NY3BUb29sQ2FsbEgAEjsKFHNlbV9zZWFyY2hfdG9vbF9jYWxsGBAgASgLMhsuYWdlbnQudjEuU2VtU2VhcmNoVG9vbENhbGxIABI9ChVjcmVhdGVfcGxhbl90b29sX2NhbGwYESABKAsyHC5hZ2VudC52MS5DcmVhdGVQbGFuVG9vbENhbGxIABI7ChR3ZWJfc2VhcmNoX3Rvb2xfY2FsbBgSIAEoCzIbLmFnZW50LnYxLldlYlNlYXJjaFRvb2xDYWxsSAASMAoOdGFza190b29sX2NhbGwYEyABKAsyFi5hZ2VudC52MS5UYXNrVG9vbENhbGxIABJKChxsaXN0X21jcF9yZXNvdXJjZXNfdG9vbF9jYWxsGBQgASgLMiIuYWdlbnQudjEuTGlzdE1jcFJlc291cmNlc1Rvb2xDYWxsSAASSAobcmVhZF9tY3BfcmVzb3VyY2VfdG9vbF9jYWxsGBUgASgLMiEuYWdlbnQudjEuUmVhZE1jcFJlc291cmNlVG9vbENhbGxIABJGChphcHBseV9hZ2VudF9kaWZmX3Rvb2xfY2FsbBgWIAEoCzIgLmFnZW50LnYxLkFwcGx5QWdlbnREaWZmVG9vbENhbGxIABI/ChZhc2tfcXVlc3Rpb25fdG9vbF9jYWxsGBcgASgLMh0uYWdlbnQudjEuQXNrUXVlc3Rpb25Ub29sQ2FsbEgAEjIKD2ZldGNoX3Rvb2xfY2FsbBgYIAEoCzIXLmFnZW50LnYxLkZldGNoVG9vbENhbGxIABI9ChVzd2l0Y2hfbW9kZV90b29sX2NhbGwYGSABKAsyHC5hZ2VudC52MS5Td2l0Y2hNb2RlVG9vbENhbGxIABI7ChRleGFfc2VhcmNoX3Rvb2xfY2FsbBgaIAEoCzIbLmFnZW50LnYxLkV4YVNlYXJjaFRvb2xDYWxsSAASOQoTZXhhX2ZldGNoX3Rvb2xfY2FsbBgbIAEoCzIaLmFnZW50LnYxLkV4YUZldGNoVG9vbENhbGxIABJDChhnZW5lcmF0ZV9pbWFnZV90b29sX2NhbGwYHCABKAsyHy5hZ2VudC52MS5HZW5lcmF0ZUltYWdlVG9vbENhbGxIABJBChdyZWNvcmRfc2NyZWVuX3Rvb2xfY2FsbBgdIAEoCzIeLmFnZW50LnYxLlJlY29yZFNjcmVlblRvb2xDYWxsSAASPwoWY29tcHV0ZXJfdXNlX3Rvb2xfY2FsbBgeIAEoCzIdLmFnZW50LnYxLkNvbXB1dGVyVXNlVG9vbENhbGxIABJICht3cml0ZV9zaGVsbF9zdGRpbl90b29sX2NhbGwYHyABKAsyIS5hZ2VudC52MS5Xcml0ZVNoZWxsU3RkaW5Ub29sQ2FsbEgAEjYKEXJlZmxlY3RfdG9vbF9jYWxsGCAgASgLMhkuYWdlbnQudjEuUmVmbGVjdFRvb2xDYWxsSAASTgoec2V0dXBfdm1fZW52aXJvbm1lbnRfdG9vbF9jYWxsGCEgASgLMiQuYWdlbnQudjEuU2V0dXBWbUVudmlyb25tZW50VG9vbENhbGxIABI6ChN0cnVuY2F0ZWRfdG9vbF9jYWxsGCIgASgLMhsuYWdlbnQudjEuVHJ1bmNhdGVkVG9vbENhbGxIABJQCh9zdGFydF9ncmluZF9leGVjdXRpb25fdG9vbF9jYWxsGCMgASgLMiUuYWdlbnQudjEuU3RhcnRHcmluZEV4ZWN1dGlvblRvb2xDYWxsSAASTgoec3RhcnRfZ3JpbmRfcGxhbm5pbmdfdG9vbF9jYWxsGCQgASgLMiQuYWdlbnQudjEuU3RhcnRHcmluZFBsYW5uaW5nVG9vbENhbGxIABI5ChN3ZWJfZmV0Y2hfdG9vbF9jYWxsGCUgASgLMhouYWdlbnQudjEuV2ViRmV0Y2hUb29sQ2FsbEgAEjIKD2F3YWl0X3Rvb2xfY2FsbBgqIAEoCzIXLmFnZW50LnYxLkF3YWl0VG9vbENhbGxIABJAChdnZXRfbWNwX3Rvb2xzX3Rvb2xfY2FsbBgsIAEoCzIdLmFnZW50LnYxLkdldE1jcFRvb2xzVG9vbENhbGxIABI/ChZzZW5kX21lc3NhZ2VfdG9vbF9jYWxsGDcgASgLMh0uYWdlbnQudjEuU2VuZE1lc3NhZ2VUb29sQ2FsbEgAEj4KFnNlbmRfdG9fdXNlcl90b29sX2NhbGwYOiABKAsyHC5hZ2VudC52MS5TZW5kVG9Vc2VyVG9vbENhbGxIABI1ChFwaV9yZWFkX3Rvb2xfY2FsbBg9IAEoCzIYLmFnZW50LnYxLlBpUmVhZFRvb2xDYWxsSAASNQoRcGlfYmFzaF90b29sX2NhbGwYPiABKAsyGC5hZ2VudC52MS5QaUJhc2hUb29sQ2FsbEgAEjUKEXBpX2VkaXRfdG9vbF9jYWxsGD8gASgLMhguYWdlbnQudjEuUGlFZGl0VG9vbENhbGxIABI3ChJwaV93cml0ZV90b29sX2NhbGwYQCABKAsyGS5hZ2VudC52MS5QaVdyaXRlVG9vbENhbGxIABI1ChFwaV9ncmVwX3Rvb2xfY2FsbBhBIAEoCzIYLmFnZW50LnYxLlBpR3JlcFRvb2xDYWxsSAASNQoRcGlfZmluZF90b29sX2NhbGwYQiABKAsyGC5hZ2VudC52MS5QaUZpbmRUb29sQ2FsbEgAEjEKD3BpX2xzX3Rvb2xfY2FsbBhDIAEoCzIWLmFnZW50LnYxLlBpTHNUb29sQ2FsbEgAEj0KFWNvbm5lY3Rfc2NtX3Rvb2xfY2FsbBhEIAEoCzIcLmFnZW50LnYxLkNvbm5lY3RTY21Ub29sQ2FsbEgAEk8KHnNlYXJjaF9jb252ZXJzYXRpb25zX3Rvb2xfY2FsbBhFIAEoCzIlLmFnZW50LnYxLlNlYXJjaENvbnZlcnNhdGlvbnNUb29sQ2FsbEgAEj0KFWNyZWF0ZV9nb2FsX3Rvb2xfY2FsbBhGIAEoCzIcLmFnZW50LnYxLkNyZWF0ZUdvYWxUb29sQ2FsbEgAEj0KFXVwZGF0ZV9nb2FsX3Rvb2xfY2FsbBhHIAEoCzIcLmFnZW50LnYxLlVwZGF0ZUdvYWxUb29sQ2FsbEgAEjIKD2Fkb3B0X3Rvb2xfY2FsbBhIIAEoCzIXLmFnZW50LnYxLkFkb3B0VG9vbENhbGxIABJBChhob29rX2FkZGl0aW9uYWxfY29udGV4dHMYNiADKAsyHy5hZ2VudC52MS5Ib29rQWRkaXRpb25hbENvbnRleHQSGQoMdG9vbF9jYWxsX2lkGDkgASgJSAGIAQESGgoNc3RhcnRlZF9hdF9tcxg7IAEoBEgCiAEBEhwKD2NvbXBsZXRlZF9hdF9tcxg8IAEoBEgDiAEBQgYKBHRvb2xCDwoNX3Rvb2xfY2FsbF9pZEIQCg5fc3RhcnRlZF9hdF9tc0ISChBfY29tcGxldGVkX2F0X21zIlkKDVNoZWxsVG9vbENhbGwSIQoEYXJncxgBIAEoCzITLmFnZW50LnYxLlNoZWxsQXJncxIlCgZyZXN1bHQYAiABKAsyFS5hZ2VudC52MS5TaGVsbFJlc3VsdCJcCg5EZWxldGVUb29sQ2FsbBIiCgRhcmdzGAEgASgLMhQuYWdlbnQudjEuRGVsZXRlQXJncxImCgZyZXN1bHQYAiABKAsyFi5hZ2VudC52MS5EZWxldGVSZXN1bHQiXgoMR2xvYlRvb2xDYWxsEiQKBGFyZ3MYASABKAsyFi5hZ2VudC52MS5HbG9iVG9vbEFyZ3MSKAoGcmVzdWx0GAIgASgLMhguYWdlbnQudjEuR2xvYlRvb2xSZXN1bHQiWAoMR2xvYlRvb2xBcmdzEh0KEHRhcmdldF9kaXJlY3RvcnkYASABKAlIAIgBARIUCgxnbG9iX3BhdHRlcm4YAiABKAlCEwoRX3RhcmdldF9kaXJlY3RvcnkiEAoOR2xvYlRvb2xSZXN1bHQiVgoMR3JlcFRvb2xDYWxsEiAKBGFyZ3MYASABKAsyEi5hZ2VudC52MS5HcmVwQXJncxIkCgZyZXN1bHQYAiABKAsyFC5hZ2VudC52MS5HcmVwUmVzdWx0Il4KDFJlYWRUb29sQ2FsbBIkCgRhcmdzGAEgASgLMhYuYWdlbnQudjEuUmVhZFRvb2xBcmdzEigKBnJlc3VsdBgCIAEoCzIYLmFnZW50LnYxLlJlYWRUb29sUmVzdWx0IloKDFJlYWRUb29sQXJncxIMCgRwYXRoGAEgASgJEhMKBm9mZnNldBgCIAEoBUgAiAEBEhIKBWxpbWl0GAMgASgFSAGIAQFCCQoHX29mZnNldEIICgZfbGltaXQicgoOUmVhZFRvb2xSZXN1bHQSLAoHc3VjY2VzcxgBIAEoCzIZLmFnZW50LnYxLlJlYWRUb29sU3VjY2Vzc0gAEigKBWVycm9yGAIgASgLMhcuYWdlbnQudjEuUmVhZFRvb2xFcnJvckgAQggKBnJlc3VsdCL6AQoPUmVhZFRvb2xTdWNjZXNzEhEKB2NvbnRlbnQYASABKAlIABIOCgRkYXRhGAYgASgMSAASFgoMZGF0YV9ibG9iX2lkGAkgASgMSAASGQoPY29udGVudF9ibG9iX2lkGAogASgMSAASEAoIaXNfZW1wdHkYAiABKAgSFgoOZXhjZWVkZWRfbGltaXQYAyABKAgSEwoLdG90YWxfbGluZXMYBCABKA0SEQoJZmlsZV9zaXplGAUgASgNEgwKBHBhdGgYByABKAkSJwoKcmVhZF9yYW5nZRgIIAEoCzITLmFnZW50LnYxLlJlYWRSYW5nZUIICgZvdXRwdXQiMQoJUmVhZFJhbmdlEhIKCnN0YXJ0X2xpbmUYASABKA0SEAoIZW5kX2xpbmUYAiABKA0iJgoNUmVhZFRvb2xFcnJvchIVCg1lcnJvcl9tZXNzYWdlGAEgASgJIlYKDEVkaXRUb29sQ2FsbBIgCgRhcmdzGAEgASgLMhIuYWdlbnQudjEuRWRpdEFyZ3MSJAoGcmVzdWx0GAIgASgLMhQuYWdlbnQudjEuRWRpdFJlc3VsdCJICghFZGl0QXJncxIMCgRwYXRoGAEgASgJEhsKDnN0cmVhbV9jb250ZW50GAYgASgJSACIAQFCEQoPX3N0cmVhbV9jb250ZW50ItYCCgpFZGl0UmVzdWx0EigKB3N1Y2Nlc3MYASABKAsyFS5hZ2VudC52MS5FZGl0U3VjY2Vzc0gAEjQKDmZpbGVfbm90X2ZvdW5kGAIgASgLMhouYWdlbnQudjEuRWRpdEZpbGVOb3RGb3VuZEgAEkQKFnJlYWRfcGVybWlzc2lvbl9kZW5pZWQYAyABKAsyIi5hZ2VudC52MS5FZGl0UmVhZFBlcm1pc3Npb25EZW5pZWRIABJGChd3cml0ZV9wZXJtaXNzaW9uX2RlbmllZBgEIAEoCzIjLmFnZW50LnYxLkVkaXRXcml0ZVBlcm1pc3Npb25EZW5pZWRIABIqCghyZWplY3RlZBgGIAEoCzIWLmFnZW50LnYxLkVkaXRSZWplY3RlZEgAEiQKBWVycm9yGAcgASgLMhMuYWdlbnQudjEuRWRpdEVycm9ySABCCAoGcmVzdWx0IqQCCgtFZGl0U3VjY2VzcxIMCgRwYXRoGAEgASgJEhgKC2xpbmVzX2FkZGVkGAMgASgFSACIAQESGgoNbGluZXNfcmVtb3ZlZBgEIAEoBUgBiAEBEhgKC2RpZmZfc3RyaW5nGAUgASgJSAKIAQESJQoYYmVmb3JlX2Z1bGxfZmlsZV9jb250ZW50GAYgASgJSAOIAQESHwoXYWZ0ZXJfZnVsbF9maWxlX2NvbnRlbnQYByABKAkSFAoHbWVzc2FnZRgIIAEoCUgEiAEBQg4KDF9saW5lc19hZGRlZEIQCg5fbGluZXNfcmVtb3ZlZEIOCgxfZGlmZl9zdHJpbmdCGwoZX2JlZm9yZV9mdWxsX2ZpbGVfY29udGVudEIKCghfbWVzc2FnZSISChBFZGl0RmlsZU5vdEZvdW5kIhoKGEVkaXRSZWFkUGVybWlzc2lvbkRlbmllZCIbChlFZGl0V3JpdGVQZXJtaXNzaW9uRGVuaWVkIg4KDEVkaXRSZWplY3RlZCILCglFZGl0RXJyb3IiUAoKTHNUb29sQ2FsbBIeCgRhcmdzGAEgASgLMhAuYWdlbnQudjEuTHNBcmdzEiIKBnJlc3VsdBgCIAEoCzISLmFnZW50LnYxLkxzUmVzdWx0IoEBCgtNY3BUb29sQ2FsbBIfCgRhcmdzGAEgASgLMhEuYWdlbnQudjEuTWNwQXJncxInCgZyZXN1bHQYAiABKAsyFy5hZ2VudC52MS5NY3BUb29sUmVzdWx0EhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQFCDgoMX2Rlc2NyaXB0aW9uItIBCg1NY3BUb29sUmVzdWx0EicKB3N1Y2Nlc3MYASABKAsyFC5hZ2VudC52MS5NY3BTdWNjZXNzSAASJwoFZXJyb3IYAiABKAsyFi5hZ2VudC52MS5NY3BUb29sRXJyb3JIABIpCghyZWplY3RlZBgDIAEoCzIVLmFnZW50LnYxLk1jcFJlamVjdGVkSAASOgoRcGVybWlzc2lvbl9kZW5pZWQYBCABKAsyHS5hZ2VudC52MS5NY3BQZXJtaXNzaW9uRGVuaWVkSABCCAoGcmVzdWx0Ih0KDE1jcFRvb2xFcnJvchINCgVlcnJvchgBIAEoCSIVChNVcGRhdGVUb2Rvc1Rvb2xDYWxsIhMKEVJlYWRUb2Rvc1Rvb2xDYWxsIhMKEVJlYWRMaW50c1Rvb2xDYWxsIhMKEVNlbVNlYXJjaFRvb2xDYWxsIhQKEkNyZWF0ZVBsYW5Ub29sQ2FsbCITChFXZWJTZWFyY2hUb29sQ2FsbCIwCgxUYXNrVG9vbENhbGwSIAoEYXJncxgBIAEoCzISLmFnZW50LnYxLlRhc2tBcmdzIqYBCghUYXNrQXJncxITCgtkZXNjcmlwdGlvbhgBIAEoCRIOCgZwcm9tcHQYAiABKAkSEgoFbW9kZWwYBCABKAlIAIgBARITCgZyZXN1bWUYBSABKAlIAYgBARIVCghhZ2VudF9pZBgGIAEoCUgCiAEBEhMKC2F0dGFjaG1lbnRzGAcgAygJQggKBl9tb2RlbEIJCgdfcmVzdW1lQgsKCV9hZ2VudF9pZCIaChhMaXN0TWNwUmVzb3VyY2VzVG9vbENhbGwiGQoXUmVhZE1jcFJlc291cmNlVG9vbENhbGwiGAoWQXBwbHlBZ2VudERpZmZUb29sQ2FsbCIVChNBc2tRdWVzdGlvblRvb2xDYWxsIg8KDUZldGNoVG9vbENhbGwiFAoSU3dpdGNoTW9kZVRvb2xDYWxsIhMKEUV4YVNlYXJjaFRvb2xDYWxsIhIKEEV4YUZldGNoVG9vbENhbGwiFwoVR2VuZXJhdGVJbWFnZVRvb2xDYWxsIhYKFFJlY29yZFNjcmVlblRvb2xDYWxsIhUKE0NvbXB1dGVyVXNlVG9vbENhbGwiGQoXV3JpdGVTaGVsbFN0ZGluVG9vbENhbGwiEQoPUmVmbGVjdFRvb2xDYWxsIhwKGlNldHVwVm1FbnZpcm9ubWVudFRvb2xDYWxsIhMKEVRydW5jYXRlZFRvb2xDYWxsIh0KG1N0YXJ0R3JpbmRFeGVjdXRpb25Ub29sQ2FsbCIcChpTdGFydEdyaW5kUGxhbm5pbmdUb29sQ2FsbCISChBXZWJGZXRjaFRvb2xDYWxsIg8KDUF3YWl0VG9vbENhbGwiFQoTR2V0TWNwVG9vbHNUb29sQ2FsbCIVChNTZW5kTWVzc2FnZVRvb2xDYWxsIhQKElNlbmRUb1VzZXJUb29sQ2FsbCIQCg5QaVJlYWRUb29sQ2FsbCIQCg5QaUJhc2hUb29sQ2FsbCIQCg5QaUVkaXRUb29sQ2FsbCIRCg9QaVdyaXRlVG9vbENhbGwiEAoOUGlHcmVwVG9vbENhbGwiEAoOUGlGaW5kVG9vbENhbGwiDgoMUGlMc1Rvb2xDYWxsIhQKEkNvbm5lY3RTY21Ub29sQ2FsbCIdChtTZWFyY2hDb252ZXJzYXRpb25zVG9vbENhbGwiFAoSQ3JlYXRlR29hbFRvb2xDYWxsIhQKElVwZGF0ZUdvYWxUb29sQ2FsbCIPCg1BZG9wdFRvb2xDYWxsYgZwcm90bzM", [file_agent_v1_common, file_agent_v1_exec_file, file_agent_v1_exec_mcp, file_agent_v1_exec_shell]);
 
 /**
  * @generated from message agent.v1.ToolCall
@@ -220,7 +220,7 @@ export type ToolCall = Message<"agent.v1.ToolCall"> & {
     case: "truncatedToolCall";
   } | {
     /**
-     * [I] names: the notes abbreviate #35/#36 as start_grind_execution/planning.
+     * Names as Cursor has them (the notes abbreviated them). [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.StartGrindExecutionToolCall start_grind_execution_tool_call = 35;
      */
@@ -318,7 +318,7 @@ export type ToolCall = Message<"agent.v1.ToolCall"> & {
     case: "searchConversationsToolCall";
   } | {
     /**
-     * [I] names: the notes abbreviate #70-#72 as create_goal, update_goal, adopt.
+     * Names as Cursor has them (the notes abbreviated them). [C: Cursor's client 1.0.32]
      *
      * @generated from field: agent.v1.CreateGoalToolCall create_goal_tool_call = 70;
      */
@@ -342,7 +342,7 @@ export type ToolCall = Message<"agent.v1.ToolCall"> & {
   } | { case: undefined; value?: undefined };
 
   /**
-   * Reported by one note, unverified. [S]
+   * Reported by one note. [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.HookAdditionalContext hook_additional_contexts = 54;
    */
@@ -453,9 +453,9 @@ export const GlobToolCallSchema: GenMessage<GlobToolCall> = /*@__PURE__*/
  */
 export type GlobToolArgs = Message<"agent.v1.GlobToolArgs"> & {
   /**
-   * @generated from field: string target_directory = 1;
+   * @generated from field: optional string target_directory = 1;
    */
-  targetDirectory: string;
+  targetDirectory?: string | undefined;
 
   /**
    * @generated from field: string glob_pattern = 2;
@@ -673,14 +673,14 @@ export const ReadToolSuccessSchema: GenMessage<ReadToolSuccess> = /*@__PURE__*/
  */
 export type ReadRange = Message<"agent.v1.ReadRange"> & {
   /**
-   * [I] type uint32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: uint32 start_line = 1;
    */
   startLine: number;
 
   /**
-   * [I] type uint32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: uint32 end_line = 2;
    */
@@ -828,14 +828,14 @@ export type EditSuccess = Message<"agent.v1.EditSuccess"> & {
   path: string;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 lines_added = 3;
    */
   linesAdded?: number | undefined;
 
   /**
-   * [I] type int32
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional int32 lines_removed = 4;
    */
@@ -1020,15 +1020,19 @@ export type McpToolResult = Message<"agent.v1.McpToolResult"> & {
     case: "error";
   } | {
     /**
-     * @generated from field: agent.v1.McpToolRejected rejected = 3;
+     * the exec-side message [C: Cursor's client 1.0.32]
+     *
+     * @generated from field: agent.v1.McpRejected rejected = 3;
      */
-    value: McpToolRejected;
+    value: McpRejected;
     case: "rejected";
   } | {
     /**
-     * @generated from field: agent.v1.McpToolPermissionDenied permission_denied = 4;
+     * [C: Cursor's client 1.0.32]
+     *
+     * @generated from field: agent.v1.McpPermissionDenied permission_denied = 4;
      */
-    value: McpToolPermissionDenied;
+    value: McpPermissionDenied;
     case: "permissionDenied";
   } | { case: undefined; value?: undefined };
 };
@@ -1039,36 +1043,6 @@ export type McpToolResult = Message<"agent.v1.McpToolResult"> & {
  */
 export const McpToolResultSchema: GenMessage<McpToolResult> = /*@__PURE__*/
   messageDesc(file_agent_v1_tool_call, 24);
-
-/**
- * Display-side MCP refusal. Body not documented; kept empty.
- *
- * @generated from message agent.v1.McpToolRejected
- */
-export type McpToolRejected = Message<"agent.v1.McpToolRejected"> & {
-};
-
-/**
- * Describes the message agent.v1.McpToolRejected.
- * Use `create(McpToolRejectedSchema)` to create a new message.
- */
-export const McpToolRejectedSchema: GenMessage<McpToolRejected> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 25);
-
-/**
- * Display-side MCP permission denial. Body not documented; kept empty.
- *
- * @generated from message agent.v1.McpToolPermissionDenied
- */
-export type McpToolPermissionDenied = Message<"agent.v1.McpToolPermissionDenied"> & {
-};
-
-/**
- * Describes the message agent.v1.McpToolPermissionDenied.
- * Use `create(McpToolPermissionDeniedSchema)` to create a new message.
- */
-export const McpToolPermissionDeniedSchema: GenMessage<McpToolPermissionDenied> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 26);
 
 /**
  * Display-side MCP error. #2 read_tool_def_reminder: type not documented.
@@ -1087,7 +1061,7 @@ export type McpToolError = Message<"agent.v1.McpToolError"> & {
  * Use `create(McpToolErrorSchema)` to create a new message.
  */
 export const McpToolErrorSchema: GenMessage<McpToolError> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 27);
+  messageDesc(file_agent_v1_tool_call, 25);
 
 /**
  * update_todos_tool_call (#9).
@@ -1102,7 +1076,7 @@ export type UpdateTodosToolCall = Message<"agent.v1.UpdateTodosToolCall"> & {
  * Use `create(UpdateTodosToolCallSchema)` to create a new message.
  */
 export const UpdateTodosToolCallSchema: GenMessage<UpdateTodosToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 28);
+  messageDesc(file_agent_v1_tool_call, 26);
 
 /**
  * read_todos_tool_call (#10).
@@ -1117,7 +1091,7 @@ export type ReadTodosToolCall = Message<"agent.v1.ReadTodosToolCall"> & {
  * Use `create(ReadTodosToolCallSchema)` to create a new message.
  */
 export const ReadTodosToolCallSchema: GenMessage<ReadTodosToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 29);
+  messageDesc(file_agent_v1_tool_call, 27);
 
 /**
  * read_lints_tool_call (#14).
@@ -1132,7 +1106,7 @@ export type ReadLintsToolCall = Message<"agent.v1.ReadLintsToolCall"> & {
  * Use `create(ReadLintsToolCallSchema)` to create a new message.
  */
 export const ReadLintsToolCallSchema: GenMessage<ReadLintsToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 30);
+  messageDesc(file_agent_v1_tool_call, 28);
 
 /**
  * sem_search_tool_call (#16).
@@ -1147,7 +1121,7 @@ export type SemSearchToolCall = Message<"agent.v1.SemSearchToolCall"> & {
  * Use `create(SemSearchToolCallSchema)` to create a new message.
  */
 export const SemSearchToolCallSchema: GenMessage<SemSearchToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 31);
+  messageDesc(file_agent_v1_tool_call, 29);
 
 /**
  * create_plan_tool_call (#17).
@@ -1162,7 +1136,7 @@ export type CreatePlanToolCall = Message<"agent.v1.CreatePlanToolCall"> & {
  * Use `create(CreatePlanToolCallSchema)` to create a new message.
  */
 export const CreatePlanToolCallSchema: GenMessage<CreatePlanToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 32);
+  messageDesc(file_agent_v1_tool_call, 30);
 
 /**
  * web_search_tool_call (#18).
@@ -1177,7 +1151,7 @@ export type WebSearchToolCall = Message<"agent.v1.WebSearchToolCall"> & {
  * Use `create(WebSearchToolCallSchema)` to create a new message.
  */
 export const WebSearchToolCallSchema: GenMessage<WebSearchToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 33);
+  messageDesc(file_agent_v1_tool_call, 31);
 
 /**
  * task_tool_call (#19): the model's Task arguments as shown (the subagent itself runs
@@ -1188,9 +1162,9 @@ export const WebSearchToolCallSchema: GenMessage<WebSearchToolCall> = /*@__PURE_
  */
 export type TaskToolCall = Message<"agent.v1.TaskToolCall"> & {
   /**
-   * @generated from field: agent.v1.TaskToolArgs args = 1;
+   * @generated from field: agent.v1.TaskArgs args = 1;
    */
-  args?: TaskToolArgs | undefined;
+  args?: TaskArgs | undefined;
 };
 
 /**
@@ -1198,14 +1172,14 @@ export type TaskToolCall = Message<"agent.v1.TaskToolCall"> & {
  * Use `create(TaskToolCallSchema)` to create a new message.
  */
 export const TaskToolCallSchema: GenMessage<TaskToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 34);
+  messageDesc(file_agent_v1_tool_call, 32);
 
 /**
  * What the model passed to its Task tool.
  *
- * @generated from message agent.v1.TaskToolArgs
+ * @generated from message agent.v1.TaskArgs
  */
-export type TaskToolArgs = Message<"agent.v1.TaskToolArgs"> & {
+export type TaskArgs = Message<"agent.v1.TaskArgs"> & {
   /**
    * @generated from field: string description = 1;
    */
@@ -1219,22 +1193,23 @@ export type TaskToolArgs = Message<"agent.v1.TaskToolArgs"> & {
   /**
    * #3 subagent_type: a SubagentType message, not declared here (survives as unknown).
    *
-   * @generated from field: string model = 4;
+   * @generated from field: optional string model = 4;
    */
-  model: string;
+  model?: string | undefined;
 
   /**
-   * @generated from field: string resume = 5;
+   * @generated from field: optional string resume = 5;
    */
-  resume: string;
+  resume?: string | undefined;
 
   /**
-   * @generated from field: string agent_id = 6;
+   * @generated from field: optional string agent_id = 6;
    */
-  agentId: string;
+  agentId?: string | undefined;
 
   /**
    * Files the model attached for the subagent, as it wrote their paths. [I]
+   * (Number, name and type: [C: Cursor's client 1.0.32], see docs/decisions/130.)
    *
    * @generated from field: repeated string attachments = 7;
    */
@@ -1242,11 +1217,11 @@ export type TaskToolArgs = Message<"agent.v1.TaskToolArgs"> & {
 };
 
 /**
- * Describes the message agent.v1.TaskToolArgs.
- * Use `create(TaskToolArgsSchema)` to create a new message.
+ * Describes the message agent.v1.TaskArgs.
+ * Use `create(TaskArgsSchema)` to create a new message.
  */
-export const TaskToolArgsSchema: GenMessage<TaskToolArgs> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 35);
+export const TaskArgsSchema: GenMessage<TaskArgs> = /*@__PURE__*/
+  messageDesc(file_agent_v1_tool_call, 33);
 
 /**
  * list_mcp_resources_tool_call (#20).
@@ -1261,7 +1236,7 @@ export type ListMcpResourcesToolCall = Message<"agent.v1.ListMcpResourcesToolCal
  * Use `create(ListMcpResourcesToolCallSchema)` to create a new message.
  */
 export const ListMcpResourcesToolCallSchema: GenMessage<ListMcpResourcesToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 36);
+  messageDesc(file_agent_v1_tool_call, 34);
 
 /**
  * read_mcp_resource_tool_call (#21).
@@ -1276,7 +1251,7 @@ export type ReadMcpResourceToolCall = Message<"agent.v1.ReadMcpResourceToolCall"
  * Use `create(ReadMcpResourceToolCallSchema)` to create a new message.
  */
 export const ReadMcpResourceToolCallSchema: GenMessage<ReadMcpResourceToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 37);
+  messageDesc(file_agent_v1_tool_call, 35);
 
 /**
  * apply_agent_diff_tool_call (#22).
@@ -1291,7 +1266,7 @@ export type ApplyAgentDiffToolCall = Message<"agent.v1.ApplyAgentDiffToolCall"> 
  * Use `create(ApplyAgentDiffToolCallSchema)` to create a new message.
  */
 export const ApplyAgentDiffToolCallSchema: GenMessage<ApplyAgentDiffToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 38);
+  messageDesc(file_agent_v1_tool_call, 36);
 
 /**
  * ask_question_tool_call (#23).
@@ -1306,7 +1281,7 @@ export type AskQuestionToolCall = Message<"agent.v1.AskQuestionToolCall"> & {
  * Use `create(AskQuestionToolCallSchema)` to create a new message.
  */
 export const AskQuestionToolCallSchema: GenMessage<AskQuestionToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 39);
+  messageDesc(file_agent_v1_tool_call, 37);
 
 /**
  * fetch_tool_call (#24).
@@ -1321,7 +1296,7 @@ export type FetchToolCall = Message<"agent.v1.FetchToolCall"> & {
  * Use `create(FetchToolCallSchema)` to create a new message.
  */
 export const FetchToolCallSchema: GenMessage<FetchToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 40);
+  messageDesc(file_agent_v1_tool_call, 38);
 
 /**
  * switch_mode_tool_call (#25).
@@ -1336,7 +1311,7 @@ export type SwitchModeToolCall = Message<"agent.v1.SwitchModeToolCall"> & {
  * Use `create(SwitchModeToolCallSchema)` to create a new message.
  */
 export const SwitchModeToolCallSchema: GenMessage<SwitchModeToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 41);
+  messageDesc(file_agent_v1_tool_call, 39);
 
 /**
  * exa_search_tool_call (#26, legacy).
@@ -1351,7 +1326,7 @@ export type ExaSearchToolCall = Message<"agent.v1.ExaSearchToolCall"> & {
  * Use `create(ExaSearchToolCallSchema)` to create a new message.
  */
 export const ExaSearchToolCallSchema: GenMessage<ExaSearchToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 42);
+  messageDesc(file_agent_v1_tool_call, 40);
 
 /**
  * exa_fetch_tool_call (#27, legacy).
@@ -1366,7 +1341,7 @@ export type ExaFetchToolCall = Message<"agent.v1.ExaFetchToolCall"> & {
  * Use `create(ExaFetchToolCallSchema)` to create a new message.
  */
 export const ExaFetchToolCallSchema: GenMessage<ExaFetchToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 43);
+  messageDesc(file_agent_v1_tool_call, 41);
 
 /**
  * generate_image_tool_call (#28).
@@ -1381,7 +1356,7 @@ export type GenerateImageToolCall = Message<"agent.v1.GenerateImageToolCall"> & 
  * Use `create(GenerateImageToolCallSchema)` to create a new message.
  */
 export const GenerateImageToolCallSchema: GenMessage<GenerateImageToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 44);
+  messageDesc(file_agent_v1_tool_call, 42);
 
 /**
  * record_screen_tool_call (#29).
@@ -1396,7 +1371,7 @@ export type RecordScreenToolCall = Message<"agent.v1.RecordScreenToolCall"> & {
  * Use `create(RecordScreenToolCallSchema)` to create a new message.
  */
 export const RecordScreenToolCallSchema: GenMessage<RecordScreenToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 45);
+  messageDesc(file_agent_v1_tool_call, 43);
 
 /**
  * computer_use_tool_call (#30).
@@ -1411,7 +1386,7 @@ export type ComputerUseToolCall = Message<"agent.v1.ComputerUseToolCall"> & {
  * Use `create(ComputerUseToolCallSchema)` to create a new message.
  */
 export const ComputerUseToolCallSchema: GenMessage<ComputerUseToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 46);
+  messageDesc(file_agent_v1_tool_call, 44);
 
 /**
  * write_shell_stdin_tool_call (#31).
@@ -1426,7 +1401,7 @@ export type WriteShellStdinToolCall = Message<"agent.v1.WriteShellStdinToolCall"
  * Use `create(WriteShellStdinToolCallSchema)` to create a new message.
  */
 export const WriteShellStdinToolCallSchema: GenMessage<WriteShellStdinToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 47);
+  messageDesc(file_agent_v1_tool_call, 45);
 
 /**
  * reflect_tool_call (#32).
@@ -1441,7 +1416,7 @@ export type ReflectToolCall = Message<"agent.v1.ReflectToolCall"> & {
  * Use `create(ReflectToolCallSchema)` to create a new message.
  */
 export const ReflectToolCallSchema: GenMessage<ReflectToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 48);
+  messageDesc(file_agent_v1_tool_call, 46);
 
 /**
  * setup_vm_environment_tool_call (#33).
@@ -1456,7 +1431,7 @@ export type SetupVmEnvironmentToolCall = Message<"agent.v1.SetupVmEnvironmentToo
  * Use `create(SetupVmEnvironmentToolCallSchema)` to create a new message.
  */
 export const SetupVmEnvironmentToolCallSchema: GenMessage<SetupVmEnvironmentToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 49);
+  messageDesc(file_agent_v1_tool_call, 47);
 
 /**
  * truncated_tool_call (#34).
@@ -1471,7 +1446,7 @@ export type TruncatedToolCall = Message<"agent.v1.TruncatedToolCall"> & {
  * Use `create(TruncatedToolCallSchema)` to create a new message.
  */
 export const TruncatedToolCallSchema: GenMessage<TruncatedToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 50);
+  messageDesc(file_agent_v1_tool_call, 48);
 
 /**
  * start_grind_execution (#35).
@@ -1486,7 +1461,7 @@ export type StartGrindExecutionToolCall = Message<"agent.v1.StartGrindExecutionT
  * Use `create(StartGrindExecutionToolCallSchema)` to create a new message.
  */
 export const StartGrindExecutionToolCallSchema: GenMessage<StartGrindExecutionToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 51);
+  messageDesc(file_agent_v1_tool_call, 49);
 
 /**
  * start_grind_planning (#36).
@@ -1501,7 +1476,7 @@ export type StartGrindPlanningToolCall = Message<"agent.v1.StartGrindPlanningToo
  * Use `create(StartGrindPlanningToolCallSchema)` to create a new message.
  */
 export const StartGrindPlanningToolCallSchema: GenMessage<StartGrindPlanningToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 52);
+  messageDesc(file_agent_v1_tool_call, 50);
 
 /**
  * web_fetch_tool_call (#37).
@@ -1516,7 +1491,7 @@ export type WebFetchToolCall = Message<"agent.v1.WebFetchToolCall"> & {
  * Use `create(WebFetchToolCallSchema)` to create a new message.
  */
 export const WebFetchToolCallSchema: GenMessage<WebFetchToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 53);
+  messageDesc(file_agent_v1_tool_call, 51);
 
 /**
  * await_tool_call (#42).
@@ -1531,7 +1506,7 @@ export type AwaitToolCall = Message<"agent.v1.AwaitToolCall"> & {
  * Use `create(AwaitToolCallSchema)` to create a new message.
  */
 export const AwaitToolCallSchema: GenMessage<AwaitToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 54);
+  messageDesc(file_agent_v1_tool_call, 52);
 
 /**
  * get_mcp_tools_tool_call (#44).
@@ -1546,7 +1521,7 @@ export type GetMcpToolsToolCall = Message<"agent.v1.GetMcpToolsToolCall"> & {
  * Use `create(GetMcpToolsToolCallSchema)` to create a new message.
  */
 export const GetMcpToolsToolCallSchema: GenMessage<GetMcpToolsToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 55);
+  messageDesc(file_agent_v1_tool_call, 53);
 
 /**
  * send_message_tool_call (#55).
@@ -1561,7 +1536,7 @@ export type SendMessageToolCall = Message<"agent.v1.SendMessageToolCall"> & {
  * Use `create(SendMessageToolCallSchema)` to create a new message.
  */
 export const SendMessageToolCallSchema: GenMessage<SendMessageToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 56);
+  messageDesc(file_agent_v1_tool_call, 54);
 
 /**
  * send_to_user_tool_call (#58).
@@ -1576,7 +1551,7 @@ export type SendToUserToolCall = Message<"agent.v1.SendToUserToolCall"> & {
  * Use `create(SendToUserToolCallSchema)` to create a new message.
  */
 export const SendToUserToolCallSchema: GenMessage<SendToUserToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 57);
+  messageDesc(file_agent_v1_tool_call, 55);
 
 /**
  * pi_read_tool_call (#61).
@@ -1591,7 +1566,7 @@ export type PiReadToolCall = Message<"agent.v1.PiReadToolCall"> & {
  * Use `create(PiReadToolCallSchema)` to create a new message.
  */
 export const PiReadToolCallSchema: GenMessage<PiReadToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 58);
+  messageDesc(file_agent_v1_tool_call, 56);
 
 /**
  * pi_bash_tool_call (#62).
@@ -1606,7 +1581,7 @@ export type PiBashToolCall = Message<"agent.v1.PiBashToolCall"> & {
  * Use `create(PiBashToolCallSchema)` to create a new message.
  */
 export const PiBashToolCallSchema: GenMessage<PiBashToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 59);
+  messageDesc(file_agent_v1_tool_call, 57);
 
 /**
  * pi_edit_tool_call (#63).
@@ -1621,7 +1596,7 @@ export type PiEditToolCall = Message<"agent.v1.PiEditToolCall"> & {
  * Use `create(PiEditToolCallSchema)` to create a new message.
  */
 export const PiEditToolCallSchema: GenMessage<PiEditToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 60);
+  messageDesc(file_agent_v1_tool_call, 58);
 
 /**
  * pi_write_tool_call (#64).
@@ -1636,7 +1611,7 @@ export type PiWriteToolCall = Message<"agent.v1.PiWriteToolCall"> & {
  * Use `create(PiWriteToolCallSchema)` to create a new message.
  */
 export const PiWriteToolCallSchema: GenMessage<PiWriteToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 61);
+  messageDesc(file_agent_v1_tool_call, 59);
 
 /**
  * pi_grep_tool_call (#65).
@@ -1651,7 +1626,7 @@ export type PiGrepToolCall = Message<"agent.v1.PiGrepToolCall"> & {
  * Use `create(PiGrepToolCallSchema)` to create a new message.
  */
 export const PiGrepToolCallSchema: GenMessage<PiGrepToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 62);
+  messageDesc(file_agent_v1_tool_call, 60);
 
 /**
  * pi_find_tool_call (#66).
@@ -1666,7 +1641,7 @@ export type PiFindToolCall = Message<"agent.v1.PiFindToolCall"> & {
  * Use `create(PiFindToolCallSchema)` to create a new message.
  */
 export const PiFindToolCallSchema: GenMessage<PiFindToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 63);
+  messageDesc(file_agent_v1_tool_call, 61);
 
 /**
  * pi_ls_tool_call (#67).
@@ -1681,7 +1656,7 @@ export type PiLsToolCall = Message<"agent.v1.PiLsToolCall"> & {
  * Use `create(PiLsToolCallSchema)` to create a new message.
  */
 export const PiLsToolCallSchema: GenMessage<PiLsToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 64);
+  messageDesc(file_agent_v1_tool_call, 62);
 
 /**
  * connect_scm_tool_call (#68).
@@ -1696,7 +1671,7 @@ export type ConnectScmToolCall = Message<"agent.v1.ConnectScmToolCall"> & {
  * Use `create(ConnectScmToolCallSchema)` to create a new message.
  */
 export const ConnectScmToolCallSchema: GenMessage<ConnectScmToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 65);
+  messageDesc(file_agent_v1_tool_call, 63);
 
 /**
  * search_conversations_tool_call (#69).
@@ -1711,7 +1686,7 @@ export type SearchConversationsToolCall = Message<"agent.v1.SearchConversationsT
  * Use `create(SearchConversationsToolCallSchema)` to create a new message.
  */
 export const SearchConversationsToolCallSchema: GenMessage<SearchConversationsToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 66);
+  messageDesc(file_agent_v1_tool_call, 64);
 
 /**
  * create_goal (#70).
@@ -1726,7 +1701,7 @@ export type CreateGoalToolCall = Message<"agent.v1.CreateGoalToolCall"> & {
  * Use `create(CreateGoalToolCallSchema)` to create a new message.
  */
 export const CreateGoalToolCallSchema: GenMessage<CreateGoalToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 67);
+  messageDesc(file_agent_v1_tool_call, 65);
 
 /**
  * update_goal (#71).
@@ -1741,7 +1716,7 @@ export type UpdateGoalToolCall = Message<"agent.v1.UpdateGoalToolCall"> & {
  * Use `create(UpdateGoalToolCallSchema)` to create a new message.
  */
 export const UpdateGoalToolCallSchema: GenMessage<UpdateGoalToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 68);
+  messageDesc(file_agent_v1_tool_call, 66);
 
 /**
  * adopt (#72).
@@ -1756,5 +1731,5 @@ export type AdoptToolCall = Message<"agent.v1.AdoptToolCall"> & {
  * Use `create(AdoptToolCallSchema)` to create a new message.
  */
 export const AdoptToolCallSchema: GenMessage<AdoptToolCall> = /*@__PURE__*/
-  messageDesc(file_agent_v1_tool_call, 69);
+  messageDesc(file_agent_v1_tool_call, 67);
 

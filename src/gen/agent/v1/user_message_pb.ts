@@ -4,8 +4,8 @@
 // @generated from file agent/v1/user_message.proto (package agent.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { AgentMode, HookAdditionalContext } from "./common_pb.ts";
 import { file_agent_v1_common } from "./common_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file agent/v1/user_message.proto.
  */
 export const file_agent_v1_user_message: GenFile = /*@__PURE__*/
-  fileDesc("ChthZ2VudC92MS91c2VyX21lc3NhZ2UucHJvdG8SCGFnZW50LnYxIsYFCgtVc2VyTWVzc2FnZRIMCgR0ZXh0GAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSMwoQc2VsZWN0ZWRfY29udGV4dBgDIAEoCzIZLmFnZW50LnYxLlNlbGVjdGVkQ29udGV4dBIhCgRtb2RlGAQgASgOMhMuYWdlbnQudjEuQWdlbnRNb2RlEh0KEGlzX3NpbXVsYXRlZF9tc2cYBSABKAhIAIgBARIfChJiZXN0X29mX25fZ3JvdXBfaWQYBiABKAlIAYgBARIoCht0cnlfdXNlX2Jlc3Rfb2Zfbl9wcm9tb3Rpb24YByABKAhIAogBARIWCglyaWNoX3RleHQYCCABKAlIA4gBARIhChRzaW11bGF0ZWRfbXNnX3JlYXNvbhgJIAEoBUgEiAEBEiIKGmNvbnZlcnNhdGlvbl9zdGF0ZV9ibG9iX2lkGAogASgMEiAKGHN1YmFnZW50X3N5c3RlbV9yZW1pbmRlchgLIAEoCRI6ChR0cmlnZ2VyaW5nX3VzZXJfaW5mbxgNIAEoCzIcLmFnZW50LnYxLlRyaWdnZXJpbmdVc2VySW5mbxIZCgx0ZXh0X2Jsb2JfaWQYEiABKAxIBYgBARIeChFyaWNoX3RleHRfYmxvYl9pZBgTIAEoDEgGiAEBEkEKGGhvb2tfYWRkaXRpb25hbF9jb250ZXh0cxgVIAMoCzIfLmFnZW50LnYxLkhvb2tBZGRpdGlvbmFsQ29udGV4dEITChFfaXNfc2ltdWxhdGVkX21zZ0IVChNfYmVzdF9vZl9uX2dyb3VwX2lkQh4KHF90cnlfdXNlX2Jlc3Rfb2Zfbl9wcm9tb3Rpb25CDAoKX3JpY2hfdGV4dEIXChVfc2ltdWxhdGVkX21zZ19yZWFzb25CDwoNX3RleHRfYmxvYl9pZEIUChJfcmljaF90ZXh0X2Jsb2JfaWQiFAoSVHJpZ2dlcmluZ1VzZXJJbmZvIloKD1NlbGVjdGVkQ29udGV4dBIwCg9zZWxlY3RlZF9pbWFnZXMYASADKAsyFy5hZ2VudC52MS5TZWxlY3RlZEltYWdlEhUKDWV4dHJhX2NvbnRleHQYAyADKAkisgIKDVNlbGVjdGVkSW1hZ2USEQoHYmxvYl9pZBgBIAEoDEgAEg4KBGRhdGEYCCABKAxIABJCChFibG9iX2lkX3dpdGhfZGF0YRgJIAEoCzIlLmFnZW50LnYxLlNlbGVjdGVkSW1hZ2VCbG9iSWRXaXRoRGF0YUgAEkMKEXByb21wdF91cGxvYWRfcmVmGAogASgLMiYuYWdlbnQudjEuU2VsZWN0ZWRJbWFnZVByb21wdFVwbG9hZFJlZkgAEgwKBHV1aWQYAiABKAkSDAoEcGF0aBgDIAEoCRIzCglkaW1lbnNpb24YBCABKAsyIC5hZ2VudC52MS5TZWxlY3RlZEltYWdlRGltZW5zaW9uEhEKCW1pbWVfdHlwZRgHIAEoCUIRCg9kYXRhX29yX2Jsb2JfaWQiPAobU2VsZWN0ZWRJbWFnZUJsb2JJZFdpdGhEYXRhEg8KB2Jsb2JfaWQYASABKAwSDAoEZGF0YRgCIAEoDCIxChxTZWxlY3RlZEltYWdlUHJvbXB0VXBsb2FkUmVmEhEKCXVwbG9hZF9pZBgBIAEoCSI3ChZTZWxlY3RlZEltYWdlRGltZW5zaW9uEg0KBXdpZHRoGAEgASgFEg4KBmhlaWdodBgCIAEoBWIGcHJvdG8z", [file_agent_v1_common]);
+  fileDesc("ChthZ2VudC92MS91c2VyX21lc3NhZ2UucHJvdG8SCGFnZW50LnYxIoYGCgtVc2VyTWVzc2FnZRIMCgR0ZXh0GAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSMwoQc2VsZWN0ZWRfY29udGV4dBgDIAEoCzIZLmFnZW50LnYxLlNlbGVjdGVkQ29udGV4dBIhCgRtb2RlGAQgASgOMhMuYWdlbnQudjEuQWdlbnRNb2RlEh0KEGlzX3NpbXVsYXRlZF9tc2cYBSABKAhIAIgBARIfChJiZXN0X29mX25fZ3JvdXBfaWQYBiABKAlIAYgBARIoCht0cnlfdXNlX2Jlc3Rfb2Zfbl9wcm9tb3Rpb24YByABKAhIAogBARIWCglyaWNoX3RleHQYCCABKAlIA4gBARI/ChRzaW11bGF0ZWRfbXNnX3JlYXNvbhgJIAEoDjIcLmFnZW50LnYxLlNpbXVsYXRlZE1zZ1JlYXNvbkgEiAEBEiIKGmNvbnZlcnNhdGlvbl9zdGF0ZV9ibG9iX2lkGAogASgMEiUKGHN1YmFnZW50X3N5c3RlbV9yZW1pbmRlchgLIAEoCUgFiAEBEjoKFHRyaWdnZXJpbmdfdXNlcl9pbmZvGA0gASgLMhwuYWdlbnQudjEuVHJpZ2dlcmluZ1VzZXJJbmZvEhkKDHRleHRfYmxvYl9pZBgSIAEoDEgGiAEBEh4KEXJpY2hfdGV4dF9ibG9iX2lkGBMgASgMSAeIAQESQQoYaG9va19hZGRpdGlvbmFsX2NvbnRleHRzGBUgAygLMh8uYWdlbnQudjEuSG9va0FkZGl0aW9uYWxDb250ZXh0QhMKEV9pc19zaW11bGF0ZWRfbXNnQhUKE19iZXN0X29mX25fZ3JvdXBfaWRCHgocX3RyeV91c2VfYmVzdF9vZl9uX3Byb21vdGlvbkIMCgpfcmljaF90ZXh0QhcKFV9zaW11bGF0ZWRfbXNnX3JlYXNvbkIbChlfc3ViYWdlbnRfc3lzdGVtX3JlbWluZGVyQg8KDV90ZXh0X2Jsb2JfaWRCFAoSX3JpY2hfdGV4dF9ibG9iX2lkIhQKElRyaWdnZXJpbmdVc2VySW5mbyJaCg9TZWxlY3RlZENvbnRleHQSMAoPc2VsZWN0ZWRfaW1hZ2VzGAEgAygLMhcuYWdlbnQudjEuU2VsZWN0ZWRJbWFnZRIVCg1leHRyYV9jb250ZXh0GAMgAygJIoQDCg1TZWxlY3RlZEltYWdlEhEKB2Jsb2JfaWQYASABKAxIABIOCgRkYXRhGAggASgMSAASQwoRYmxvYl9pZF93aXRoX2RhdGEYCSABKAsyJi5hZ2VudC52MS5TZWxlY3RlZEltYWdlLkJsb2JJZFdpdGhEYXRhSAASNgoRcHJvbXB0X3VwbG9hZF9yZWYYCiABKAsyGS5hZ2VudC52MS5Qcm9tcHRVcGxvYWRSZWZIABIMCgR1dWlkGAIgASgJEgwKBHBhdGgYAyABKAkSNAoJZGltZW5zaW9uGAQgASgLMiEuYWdlbnQudjEuU2VsZWN0ZWRJbWFnZS5EaW1lbnNpb24SEQoJbWltZV90eXBlGAcgASgJGi8KDkJsb2JJZFdpdGhEYXRhEg8KB2Jsb2JfaWQYASABKAwSDAoEZGF0YRgCIAEoDBoqCglEaW1lbnNpb24SDQoFd2lkdGgYASABKAUSDgoGaGVpZ2h0GAIgASgFQhEKD2RhdGFfb3JfYmxvYl9pZCIkCg9Qcm9tcHRVcGxvYWRSZWYSEQoJdXBsb2FkX2lkGAEgASgJKo0MChJTaW11bGF0ZWRNc2dSZWFzb24SJAogU0lNVUxBVEVEX01TR19SRUFTT05fVU5TUEVDSUZJRUQQABInCiNTSU1VTEFURURfTVNHX1JFQVNPTl9QTEFOX0VYRUNVVElPThABEigKJFNJTVVMQVRFRF9NU0dfUkVBU09OX0NPTU1JVF9SRU1JTkRFUhACEjMKL1NJTVVMQVRFRF9NU0dfUkVBU09OX0JBQ0tHUk9VTkRfVEFTS19DT01QTEVUSU9OEAMSKAokU0lNVUxBVEVEX01TR19SRUFTT05fRElGRl9UQUJfQ09NTUlUEAQSMQotU0lNVUxBVEVEX01TR19SRUFTT05fRElGRl9UQUJfQ09NTUlUX0FORF9QVVNIEAUSJgoiU0lNVUxBVEVEX01TR19SRUFTT05fRElGRl9UQUJfUFVTSBAGEisKJ1NJTVVMQVRFRF9NU0dfUkVBU09OX0RJRkZfVEFCX0NSRUFURV9QUhAHEjUKMVNJTVVMQVRFRF9NU0dfUkVBU09OX0RJRkZfVEFCX0ZJWF9NRVJHRV9DT05GTElDVFMQCBIuCipTSU1VTEFURURfTVNHX1JFQVNPTl9VU0VSX1NFTlRfVE9fU1VCQUdFTlQQCRIyCi5TSU1VTEFURURfTVNHX1JFQVNPTl9VU0VSX0lOVEVSUlVQVEVEX1NVQkFHRU5UEAoSMAosU0lNVUxBVEVEX01TR19SRUFTT05fVVNFUl9RVUVVRURfVE9fU1VCQUdFTlQQCxIsCihTSU1VTEFURURfTVNHX1JFQVNPTl9CQUJZU0lUX1BSX0lOX0NMT1VEEAwSNQoxU0lNVUxBVEVEX01TR19SRUFTT05fQ0lfUEFORUxfSU5WRVNUSUdBVEVfRkFJTFVSRRANEiIKHlNJTVVMQVRFRF9NU0dfUkVBU09OX01VTFRJVEFTSxAOEioKJlNJTVVMQVRFRF9NU0dfUkVBU09OX0JVSUxEX0lOX1BBUkFMTEVMEA8SLAooU0lNVUxBVEVEX01TR19SRUFTT05fTVVMVElUQVNLX1NQTElUX1BSUxAQEiYKIlNJTVVMQVRFRF9NU0dfUkVBU09OX0FQUExZX0xPQ0FMTFkQERIoCiRTSU1VTEFURURfTVNHX1JFQVNPTl9DSEVDS09VVF9CUkFOQ0gQEhIvCitTSU1VTEFURURfTVNHX1JFQVNPTl9ESUZGX1RBQl9VUERBVEVfQlJBTkNIEBMSKgomU0lNVUxBVEVEX01TR19SRUFTT05fUFJfVEFCX0JVR0JPVF9GSVgQFBIqCiZTSU1VTEFURURfTVNHX1JFQVNPTl9SVU5fQlVHQk9UX1JFVklFVxAWEiwKKFNJTVVMQVRFRF9NU0dfUkVBU09OX1JVTl9TRUNVUklUWV9SRVZJRVcQFxIqCiZTSU1VTEFURURfTVNHX1JFQVNPTl9GU0RfQVBQTFlfRklORElORxAYEikKJVNJTVVMQVRFRF9NU0dfUkVBU09OX0ZTRF9VTkRPX0ZJTkRJTkcQGRIiCh5TSU1VTEFURURfTVNHX1JFQVNPTl9GU0RfU1RBUlQQGhIpCiVTSU1VTEFURURfTVNHX1JFQVNPTl9GU0RfUFJfSU5URVJSVVBUEBsSJQohU0lNVUxBVEVEX01TR19SRUFTT05fU1VCU0NSSVBUSU9OEBwSLworU0lNVUxBVEVEX01TR19SRUFTT05fRElGRl9UQUJfQ1JFQVRFX0JSQU5DSBAdEi0KKVNJTVVMQVRFRF9NU0dfUkVBU09OX0FHRU5UX1NUT1JFX0NPTkZMSUNUEB4SKgomU0lNVUxBVEVEX01TR19SRUFTT05fR09BTF9DT05USU5VQVRJT04QHxIoCiRTSU1VTEFURURfTVNHX1JFQVNPTl9QUk9KRUNUX0tJQ0tPRkYQIBIvCitTSU1VTEFURURfTVNHX1JFQVNPTl9NQVJLRE9XTl9QUk9NUFRfQlVUVE9OECESKgomU0lNVUxBVEVEX01TR19SRUFTT05fVVNFUl9RVUlDS19BQ1RJT04QImIGcHJvdG8z", [file_agent_v1_common]);
 
 /**
  * The user's prompt for one turn. History travels in the checkpoint.
@@ -69,11 +69,11 @@ export type UserMessage = Message<"agent.v1.UserMessage"> & {
   richText?: string | undefined;
 
   /**
-   * Enum whose values are not documented; declared as its int32 wire type. [S]
+   * Cursor's SimulatedMsgReason enum. [C: Cursor's client 1.0.32]
    *
-   * @generated from field: optional int32 simulated_msg_reason = 9;
+   * @generated from field: optional agent.v1.SimulatedMsgReason simulated_msg_reason = 9;
    */
-  simulatedMsgReason?: number | undefined;
+  simulatedMsgReason?: SimulatedMsgReason | undefined;
 
   /**
    * Set by the server inside stored UserMessage blobs. [C]
@@ -83,14 +83,14 @@ export type UserMessage = Message<"agent.v1.UserMessage"> & {
   conversationStateBlobId: Uint8Array;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
-   * @generated from field: string subagent_system_reminder = 11;
+   * @generated from field: optional string subagent_system_reminder = 11;
    */
-  subagentSystemReminder: string;
+  subagentSystemReminder?: string | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: agent.v1.TriggeringUserInfo triggering_user_info = 13;
    */
@@ -101,21 +101,21 @@ export type UserMessage = Message<"agent.v1.UserMessage"> & {
    * prompt_reference_id, #17 thread_id, #22 custom_mode_intent and #23
    * project_details: types not documented; undeclared.
    *
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bytes text_blob_id = 18;
    */
   textBlobId?: Uint8Array | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: optional bytes rich_text_blob_id = 19;
    */
   richTextBlobId?: Uint8Array | undefined;
 
   /**
-   * [S]
+   * [C: Cursor's client 1.0.32]
    *
    * @generated from field: repeated agent.v1.HookAdditionalContext hook_additional_contexts = 21;
    */
@@ -130,7 +130,7 @@ export const UserMessageSchema: GenMessage<UserMessage> = /*@__PURE__*/
   messageDesc(file_agent_v1_user_message, 0);
 
 /**
- * Who triggered a message/action. Body not documented; kept empty. [S]
+ * Who triggered a message/action. Body not declared here; kept empty. [C: Cursor's client 1.0.32]
  *
  * @generated from message agent.v1.TriggeringUserInfo
  */
@@ -197,17 +197,17 @@ export type SelectedImage = Message<"agent.v1.SelectedImage"> & {
     case: "data";
   } | {
     /**
-     * @generated from field: agent.v1.SelectedImageBlobIdWithData blob_id_with_data = 9;
+     * @generated from field: agent.v1.SelectedImage.BlobIdWithData blob_id_with_data = 9;
      */
-    value: SelectedImageBlobIdWithData;
+    value: SelectedImage_BlobIdWithData;
     case: "blobIdWithData";
   } | {
     /**
-     * [S]
+     * [C: Cursor's client 1.0.32]
      *
-     * @generated from field: agent.v1.SelectedImagePromptUploadRef prompt_upload_ref = 10;
+     * @generated from field: agent.v1.PromptUploadRef prompt_upload_ref = 10;
      */
-    value: SelectedImagePromptUploadRef;
+    value: PromptUploadRef;
     case: "promptUploadRef";
   } | { case: undefined; value?: undefined };
 
@@ -222,9 +222,9 @@ export type SelectedImage = Message<"agent.v1.SelectedImage"> & {
   path: string;
 
   /**
-   * @generated from field: agent.v1.SelectedImageDimension dimension = 4;
+   * @generated from field: agent.v1.SelectedImage.Dimension dimension = 4;
    */
-  dimension?: SelectedImageDimension | undefined;
+  dimension?: SelectedImage_Dimension | undefined;
 
   /**
    * @generated from field: string mime_type = 7;
@@ -242,9 +242,9 @@ export const SelectedImageSchema: GenMessage<SelectedImage> = /*@__PURE__*/
 /**
  * Blob id plus the bytes it names.
  *
- * @generated from message agent.v1.SelectedImageBlobIdWithData
+ * @generated from message agent.v1.SelectedImage.BlobIdWithData
  */
-export type SelectedImageBlobIdWithData = Message<"agent.v1.SelectedImageBlobIdWithData"> & {
+export type SelectedImage_BlobIdWithData = Message<"agent.v1.SelectedImage.BlobIdWithData"> & {
   /**
    * @generated from field: bytes blob_id = 1;
    */
@@ -257,37 +257,18 @@ export type SelectedImageBlobIdWithData = Message<"agent.v1.SelectedImageBlobIdW
 };
 
 /**
- * Describes the message agent.v1.SelectedImageBlobIdWithData.
- * Use `create(SelectedImageBlobIdWithDataSchema)` to create a new message.
+ * Describes the message agent.v1.SelectedImage.BlobIdWithData.
+ * Use `create(SelectedImage_BlobIdWithDataSchema)` to create a new message.
  */
-export const SelectedImageBlobIdWithDataSchema: GenMessage<SelectedImageBlobIdWithData> = /*@__PURE__*/
-  messageDesc(file_agent_v1_user_message, 4);
-
-/**
- * Reference to a prompt upload. [S]
- *
- * @generated from message agent.v1.SelectedImagePromptUploadRef
- */
-export type SelectedImagePromptUploadRef = Message<"agent.v1.SelectedImagePromptUploadRef"> & {
-  /**
-   * @generated from field: string upload_id = 1;
-   */
-  uploadId: string;
-};
-
-/**
- * Describes the message agent.v1.SelectedImagePromptUploadRef.
- * Use `create(SelectedImagePromptUploadRefSchema)` to create a new message.
- */
-export const SelectedImagePromptUploadRefSchema: GenMessage<SelectedImagePromptUploadRef> = /*@__PURE__*/
-  messageDesc(file_agent_v1_user_message, 5);
+export const SelectedImage_BlobIdWithDataSchema: GenMessage<SelectedImage_BlobIdWithData> = /*@__PURE__*/
+  messageDesc(file_agent_v1_user_message, 3, 0);
 
 /**
  * Image size in pixels.
  *
- * @generated from message agent.v1.SelectedImageDimension
+ * @generated from message agent.v1.SelectedImage.Dimension
  */
-export type SelectedImageDimension = Message<"agent.v1.SelectedImageDimension"> & {
+export type SelectedImage_Dimension = Message<"agent.v1.SelectedImage.Dimension"> & {
   /**
    * @generated from field: int32 width = 1;
    */
@@ -300,9 +281,211 @@ export type SelectedImageDimension = Message<"agent.v1.SelectedImageDimension"> 
 };
 
 /**
- * Describes the message agent.v1.SelectedImageDimension.
- * Use `create(SelectedImageDimensionSchema)` to create a new message.
+ * Describes the message agent.v1.SelectedImage.Dimension.
+ * Use `create(SelectedImage_DimensionSchema)` to create a new message.
  */
-export const SelectedImageDimensionSchema: GenMessage<SelectedImageDimension> = /*@__PURE__*/
-  messageDesc(file_agent_v1_user_message, 6);
+export const SelectedImage_DimensionSchema: GenMessage<SelectedImage_Dimension> = /*@__PURE__*/
+  messageDesc(file_agent_v1_user_message, 3, 1);
+
+/**
+ * Reference to a prompt upload. [C: Cursor's client 1.0.32]
+ *
+ * @generated from message agent.v1.PromptUploadRef
+ */
+export type PromptUploadRef = Message<"agent.v1.PromptUploadRef"> & {
+  /**
+   * @generated from field: string upload_id = 1;
+   */
+  uploadId: string;
+};
+
+/**
+ * Describes the message agent.v1.PromptUploadRef.
+ * Use `create(PromptUploadRefSchema)` to create a new message.
+ */
+export const PromptUploadRefSchema: GenMessage<PromptUploadRef> = /*@__PURE__*/
+  messageDesc(file_agent_v1_user_message, 4);
+
+/**
+ * Why the client simulated a user message. [C: Cursor's client 1.0.32]
+ *
+ * @generated from enum agent.v1.SimulatedMsgReason
+ */
+export enum SimulatedMsgReason {
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_PLAN_EXECUTION = 1;
+   */
+  PLAN_EXECUTION = 1,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_COMMIT_REMINDER = 2;
+   */
+  COMMIT_REMINDER = 2,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_BACKGROUND_TASK_COMPLETION = 3;
+   */
+  BACKGROUND_TASK_COMPLETION = 3,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_COMMIT = 4;
+   */
+  DIFF_TAB_COMMIT = 4,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_COMMIT_AND_PUSH = 5;
+   */
+  DIFF_TAB_COMMIT_AND_PUSH = 5,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_PUSH = 6;
+   */
+  DIFF_TAB_PUSH = 6,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_CREATE_PR = 7;
+   */
+  DIFF_TAB_CREATE_PR = 7,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_FIX_MERGE_CONFLICTS = 8;
+   */
+  DIFF_TAB_FIX_MERGE_CONFLICTS = 8,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_USER_SENT_TO_SUBAGENT = 9;
+   */
+  USER_SENT_TO_SUBAGENT = 9,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_USER_INTERRUPTED_SUBAGENT = 10;
+   */
+  USER_INTERRUPTED_SUBAGENT = 10,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_USER_QUEUED_TO_SUBAGENT = 11;
+   */
+  USER_QUEUED_TO_SUBAGENT = 11,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_BABYSIT_PR_IN_CLOUD = 12;
+   */
+  BABYSIT_PR_IN_CLOUD = 12,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_CI_PANEL_INVESTIGATE_FAILURE = 13;
+   */
+  CI_PANEL_INVESTIGATE_FAILURE = 13,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_MULTITASK = 14;
+   */
+  MULTITASK = 14,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_BUILD_IN_PARALLEL = 15;
+   */
+  BUILD_IN_PARALLEL = 15,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_MULTITASK_SPLIT_PRS = 16;
+   */
+  MULTITASK_SPLIT_PRS = 16,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_APPLY_LOCALLY = 17;
+   */
+  APPLY_LOCALLY = 17,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_CHECKOUT_BRANCH = 18;
+   */
+  CHECKOUT_BRANCH = 18,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_UPDATE_BRANCH = 19;
+   */
+  DIFF_TAB_UPDATE_BRANCH = 19,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_PR_TAB_BUGBOT_FIX = 20;
+   */
+  PR_TAB_BUGBOT_FIX = 20,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_RUN_BUGBOT_REVIEW = 22;
+   */
+  RUN_BUGBOT_REVIEW = 22,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_RUN_SECURITY_REVIEW = 23;
+   */
+  RUN_SECURITY_REVIEW = 23,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_FSD_APPLY_FINDING = 24;
+   */
+  FSD_APPLY_FINDING = 24,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_FSD_UNDO_FINDING = 25;
+   */
+  FSD_UNDO_FINDING = 25,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_FSD_START = 26;
+   */
+  FSD_START = 26,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_FSD_PR_INTERRUPT = 27;
+   */
+  FSD_PR_INTERRUPT = 27,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_SUBSCRIPTION = 28;
+   */
+  SUBSCRIPTION = 28,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_DIFF_TAB_CREATE_BRANCH = 29;
+   */
+  DIFF_TAB_CREATE_BRANCH = 29,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_AGENT_STORE_CONFLICT = 30;
+   */
+  AGENT_STORE_CONFLICT = 30,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_GOAL_CONTINUATION = 31;
+   */
+  GOAL_CONTINUATION = 31,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_PROJECT_KICKOFF = 32;
+   */
+  PROJECT_KICKOFF = 32,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_MARKDOWN_PROMPT_BUTTON = 33;
+   */
+  MARKDOWN_PROMPT_BUTTON = 33,
+
+  /**
+   * @generated from enum value: SIMULATED_MSG_REASON_USER_QUICK_ACTION = 34;
+   */
+  USER_QUICK_ACTION = 34,
+}
+
+/**
+ * Describes the enum agent.v1.SimulatedMsgReason.
+ */
+export const SimulatedMsgReasonSchema: GenEnum<SimulatedMsgReason> = /*@__PURE__*/
+  enumDesc(file_agent_v1_user_message, 0);
 

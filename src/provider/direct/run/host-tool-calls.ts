@@ -16,7 +16,7 @@ import { CursorError } from "../../../core/cursor-error.ts";
 import type { AgentRun } from "../../../session/agent-run.ts";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../../gen/agent/v1/common_pb.ts";
-import type { TaskToolArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
+import type { TaskArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
 import { todoWriteInput } from "../tools/todos.ts";
 import { type BridgedCall, bridgeExec } from "../tools/exec-to-tool-call.ts";
 import { execResultMessages } from "../tools/exec-results.ts";
@@ -80,7 +80,7 @@ export class HostToolCalls {
   /** Writes waiting for their probe, bridged again at the next pump. */
   readonly #deferred: ExecServerMessage[] = [];
   /** Task display arguments by call id (the subagent exec that follows carries no description). */
-  readonly #tasks = new Map<string, TaskToolArgs>();
+  readonly #tasks = new Map<string, TaskArgs>();
   readonly #newId: () => string;
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
@@ -371,7 +371,7 @@ export class HostToolCalls {
   }
 
   /** Remembers a task's display arguments for the subagent exec that follows. */
-  noteTask(callId: string, args: TaskToolArgs): void {
+  noteTask(callId: string, args: TaskArgs): void {
     this.#tasks.set(callId, args);
   }
 

@@ -15,7 +15,7 @@ import type { RawFile } from "./files/raw-file.ts";
 import { wrapCommand } from "./shell/shell-wrapper.ts";
 import { taskInput } from "./task-call.ts";
 import { bridgeImageWrite, type ImageStaging } from "./media/image-save.ts";
-import type { TaskToolArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
+import type { TaskArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
 
 /** How the host's answer is turned back into the exec result. */
 export type ExecKind =
@@ -69,7 +69,7 @@ export interface BridgeContext {
   /** The workspace root, for relative paths. */
   readonly workspaceRoot: string;
   /** Task display arguments seen on this Run, by call id (for the model's description). */
-  readonly tasks?: ReadonlyMap<string, TaskToolArgs>;
+  readonly tasks?: ReadonlyMap<string, TaskArgs>;
   /** Where generated images wait for the host's save tool (absent: binary writes are refused). */
   readonly images?: ImageStaging | undefined;
 }

@@ -3,14 +3,14 @@
  * description comes from the Task's display arguments (the exec carries none); files the
  * model attached reach the child as exact, quoted paths in its prompt, so the child opens
  * them with its own permission-checked tools and no attachment bytes pass through the
- * parent. Attachments are read from the Task's display arguments (`TaskToolArgs.attachments`,
+ * parent. Attachments are read from the Task's display arguments (`TaskArgs.attachments`,
  * `TaskArgs` #7 in Cursor's schema); the exec has no attachments field (ADR 130).
  *
  * @module
  */
 import type { JSONObject, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { SubagentArgs } from "../../../gen/agent/v1/exec_agent_pb.ts";
-import type { TaskToolArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
+import type { TaskArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
 import { propertyName } from "./host-tools.ts";
 
 /** Longest description taken from the prompt when Cursor showed none. */
@@ -28,12 +28,12 @@ const FALLBACK_DESCRIPTION_LENGTH = 80;
  * ```ts
  * import { create } from "@bufbuild/protobuf";
  * import { SubagentArgsSchema } from "../../../gen/agent/v1/exec_agent_pb.ts";
- * import { TaskToolArgsSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
+ * import { TaskArgsSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
  * import { taskInput } from "./task-call.ts";
  *
  * const tool = { type: "function" as const, name: "task", inputSchema: { type: "object" as const, properties: { description: {}, prompt: {}, subagent_type: {} } } };
  * const args = create(SubagentArgsSchema, { prompt: "Compare them", subagentType: "general" });
- * const input = taskInput(tool, args, create(TaskToolArgsSchema, { description: "Compare two files", attachments: ["a b.png"] }));
+ * const input = taskInput(tool, args, create(TaskArgsSchema, { description: "Compare two files", attachments: ["a b.png"] }));
  * console.assert(input.description === "Compare two files");
  * console.assert(String(input.prompt).includes('"a b.png"'));
  * ```
@@ -41,7 +41,7 @@ const FALLBACK_DESCRIPTION_LENGTH = 80;
 export function taskInput(
   tool: LanguageModelV3FunctionTool,
   args: SubagentArgs,
-  shown: TaskToolArgs | undefined,
+  shown: TaskArgs | undefined,
 ): JSONObject {
   const description = shown?.description.trim() ||
     args.prompt.split("\n")[0]?.slice(0, FALLBACK_DESCRIPTION_LENGTH) || "Subagent task";
@@ -59,7 +59,7 @@ export function taskInput(
  * @param shown The display arguments, if any.
  * @returns The paths exactly as the model wrote them.
  */
-export function taskAttachments(shown: TaskToolArgs | undefined): string[] {
+export function taskAttachments(shown: TaskArgs | undefined): string[] {
   const listed = shown?.attachments ?? [];
   return [...new Set(listed.filter((path) => path !== ""))];
 }

@@ -188,13 +188,13 @@ function tokenDetails(input: TokenDetailsInput) {
   const categories = parts.map(([id, label, size]) => {
     const estimated = Math.min(estimateTokens(size), Math.max(0, input.usedTokens - assigned));
     assigned += estimated;
-    return { id, label, estimatedTokens: estimated, characterCount: size };
+    // A zero count stays off the wire (the field is optional in Cursor's schema).
+    return { id, label, estimatedTokens: estimated, ...(size > 0 ? { characterCount: size } : {}) };
   });
   categories.push({
     id: "conversation",
     label: "Conversation",
     estimatedTokens: Math.max(0, input.usedTokens - assigned),
-    characterCount: 0,
   });
   return {
     usedTokens: input.usedTokens,

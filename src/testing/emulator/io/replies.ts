@@ -14,6 +14,7 @@ import { expectedExecResult, expectedInteractionResponse } from "./exec-cases.ts
 import { LateCheck } from "./late-check.ts";
 import type { RuleName } from "../observe/violations.ts";
 import type { RunVariants } from "../observe/records.ts";
+import { SandboxPolicy_Type } from "../../../gen/agent/v1/common_pb.ts";
 import { RunTerminated } from "./run-writer.ts";
 
 /** What a finished exec produced. */
@@ -241,6 +242,10 @@ export class Replies {
         "duplicate-reply",
         `Exec ${pending.id} sent ${event.case ?? "an event"} after its terminal event`,
       );
+    }
+    if (event.case === "start" && event.value.sandboxPolicy !== undefined) {
+      const type = event.value.sandboxPolicy.type;
+      this.#hooks.variant("sandboxPolicyType", SandboxPolicy_Type[type] ?? String(type));
     }
     if (event.case === "stdout" || event.case === "stderr") {
       shell[event.case] += event.value.data;

@@ -174,6 +174,15 @@ export interface RunVariants {
   parametersMatchVariant?: boolean;
   /** The action's request_context equals the request_context_result bytes. */
   requestContextMatchesAction?: boolean;
+  /**
+   * The request context carried `commit_attribution_message` or `pr_attribution_message`
+   * (Cursor's client sets them when its attribution settings are on).
+   */
+  attributionMessages?: boolean;
+  /** The request context's env carried `smart_mode_classifier_auto_mode_enabled`. */
+  smartModeClassifier?: boolean;
+  /** The `SandboxPolicy.type` a shell start reported (`TYPE_INSECURE_NONE`, …). */
+  sandboxPolicyType?: string;
   /** Async ask-question answers arrived through a conversation action. */
   asyncAskQuestion?: boolean;
   /**

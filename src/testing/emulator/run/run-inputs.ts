@@ -125,6 +125,14 @@ export async function probeRequestContext(
   io.record.requestContextSha256 = bytesToHex(await sha256(bytes));
   io.record.requestContextBytes = bytes.length;
   io.variant("requestContextMatchesAction", sameContext(fromAction, bytes));
+  if (
+    message?.commitAttributionMessage !== undefined || message?.prAttributionMessage !== undefined
+  ) {
+    io.variant("attributionMessages", true);
+  }
+  if (message?.env?.smartModeClassifierAutoModeEnabled !== undefined) {
+    io.variant("smartModeClassifier", true);
+  }
   return { message, bytes };
 }
 
