@@ -5,6 +5,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider-v4";
 import * as web from "../../mod.ts";
 import type * as Web from "../../mod.ts";
@@ -28,8 +30,9 @@ const storeTypes: [
   Same<WebV4.ReasoningLevel, NonNullable<LanguageModelV4CallOptions["reasoning"]>>,
 ] = [true, true, true, true, true, true];
 
-const readJson = async (path: string) =>
-  JSON.parse(await readFile(new URL(path, import.meta.url), "utf8")) as { name: string };
+/** Tests run from the repository root on every runtime (bundled copies live elsewhere). */
+const readJson = async (file: string) =>
+  JSON.parse(await readFile(join(process.cwd(), file), "utf8")) as { name: string };
 
 describe("the public surface", () => {
   it("every provider entry names the same shared types (checked when this file compiles)", () => {
@@ -37,8 +40,8 @@ describe("the public surface", () => {
   });
 
   it("the name sets are the registries' names", async () => {
-    assert.equal(JSR_NAMES.name, (await readJson("../../deno.json")).name);
-    assert.equal(NPM_NAMES.name, (await readJson("../../package.json")).name);
+    assert.equal(JSR_NAMES.name, (await readJson("deno.json")).name);
+    assert.equal(NPM_NAMES.name, (await readJson("package.json")).name);
     assert.equal(JSR_NAMES.nodeEntry, `jsr:${JSR_NAMES.name}/node`);
     assert.equal(NPM_NAMES.nodeEntry, `${NPM_NAMES.name}/node`);
   });
