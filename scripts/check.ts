@@ -111,7 +111,8 @@ async function docLint(entries: string[]): Promise<void> {
   console.log("\n== doc lint");
   let ours = 0;
   let theirs = 0;
-  for (const entry of [...new Set(entries)]) {
+  const unique = [...new Set(entries)];
+  for (const entry of unique) {
     const { output } = await runCaptured("deno", ["doc", "--lint", entry], TEN_MINUTES, {
       NO_COLOR: "1",
     });
