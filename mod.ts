@@ -22,41 +22,9 @@ import { createCursorProvider, type CursorProvider } from "./src/provider/cursor
 
 import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
 export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
-export type {
-  CursorErrorCode,
-  CursorErrorDetail,
-  CursorErrorOptions,
-} from "./src/core/cursor-error.ts";
-export type { CursorEnvironment, CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+export type * from "./src/provider/public-types.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
-export type { CursorParameter, CursorProviderOptions } from "./src/provider/cursor-options.ts";
-export type {
-  PermissionRule,
-  SessionRules,
-} from "./src/provider/direct/interactions/session-rules.ts";
 export { CursorLanguageModel } from "./src/provider/language-model.ts";
-export type { CursorCallInput, ReasoningLevel } from "./src/provider/call-args.ts";
-export type { DebugLogger, DiagnosticRecord } from "./src/core/logger.ts";
-export type {
-  AgentRunStream,
-  AgentTransport,
-  OpenRunOptions,
-  RunCredentials,
-} from "./src/transport/agent-transport.ts";
-export type { Frame } from "./src/transport/frame-stream.ts";
-export type { EndStream } from "./src/protocol/end-stream.ts";
-export type { WorkspaceFacts } from "./src/session/request-context.ts";
-export type {
-  ConversationSnapshotStore,
-  SnapshotRead,
-  SnapshotWrite,
-  SnapshotWriteOptions,
-  VersionedSnapshotStore,
-} from "./src/session/snapshot-store.ts";
-export type { ImageStaging, StagedImage } from "./src/provider/direct/tools/media/image-save.ts";
-export type { CliBackendSettings } from "./src/provider/cli/cli-backend.ts";
-export type { CursorAgentPermissions } from "./src/cli/argv.ts";
-export type { ToolExecution } from "./src/provider/cli/stream-mapper.ts";
 export type {
   LanguageModelV3,
   LanguageModelV3CallOptions,

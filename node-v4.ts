@@ -12,40 +12,9 @@ import {
 } from "./src/provider/cursor-provider-v4.ts";
 import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
-export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModelV4 } from "./v4.ts";
-export type {
-  AgentRunStream,
-  AgentTransport,
-  CliBackendSettings,
-  ConversationSnapshotStore,
-  CursorAgentPermissions,
-  CursorEnvironment,
-  CursorErrorCode,
-  CursorErrorDetail,
-  CursorErrorOptions,
-  CursorParameter,
-  CursorProviderOptions,
-  CursorProviderSettings,
-  CursorProviderV4,
-  DebugLogger,
-  DiagnosticRecord,
-  EndStream,
-  Frame,
-  ImageStaging,
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4StreamResult,
-  OpenRunOptions,
-  PermissionRule,
-  ProviderV4,
-  RunCredentials,
-  SessionRules,
-  SnapshotRead,
-  StagedImage,
-  ToolExecution,
-  WorkspaceFacts,
-} from "./v4.ts";
+// Everything the web entry exports but its `createCursor`, which this module's own
+// declaration replaces (a star export never re-exports a name the module declares).
+export * from "./v4.ts";
 
 /**
  * Creates the Cursor provider for AI SDK 7 with the Node adapters. Reads

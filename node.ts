@@ -10,45 +10,9 @@ import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
-export { CURSOR_ERROR_CODES, CursorError, CursorLanguageModel } from "./mod.ts";
-export type {
-  AgentRunStream,
-  AgentTransport,
-  CliBackendSettings,
-  ConversationSnapshotStore,
-  CursorAgentPermissions,
-  CursorCallInput,
-  CursorEnvironment,
-  CursorErrorCode,
-  CursorErrorDetail,
-  CursorErrorOptions,
-  CursorParameter,
-  CursorProvider,
-  CursorProviderOptions,
-  CursorProviderSettings,
-  DebugLogger,
-  DiagnosticRecord,
-  EndStream,
-  Frame,
-  ImageStaging,
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamResult,
-  OpenRunOptions,
-  PermissionRule,
-  ProviderV3,
-  ReasoningLevel,
-  RunCredentials,
-  SessionRules,
-  SnapshotRead,
-  SnapshotWrite,
-  SnapshotWriteOptions,
-  StagedImage,
-  ToolExecution,
-  VersionedSnapshotStore,
-  WorkspaceFacts,
-} from "./mod.ts";
+// Everything the web entry exports but its `createCursor`, which this module's own
+// declaration replaces (a star export never re-exports a name the module declares).
+export * from "./mod.ts";
 
 /**
  * Creates the Cursor provider with the Node adapters. Reads `CURSOR_API_KEY`,

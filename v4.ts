@@ -27,36 +27,13 @@ import {
 } from "./src/provider/cursor-provider-v4.ts";
 
 import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
-export { CURSOR_ERROR_CODES, CursorError } from "./mod.ts";
-export type {
-  AgentRunStream,
-  AgentTransport,
-  CliBackendSettings,
-  ConversationSnapshotStore,
-  CursorAgentPermissions,
-  CursorEnvironment,
-  CursorErrorCode,
-  CursorErrorDetail,
-  CursorErrorOptions,
-  CursorParameter,
-  CursorProviderOptions,
-  CursorProviderSettings,
-  DebugLogger,
-  DiagnosticRecord,
-  EndStream,
-  Frame,
-  ImageStaging,
-  OpenRunOptions,
-  PermissionRule,
-  RunCredentials,
-  SessionRules,
-  SnapshotRead,
-  StagedImage,
-  ToolExecution,
-  WorkspaceFacts,
-} from "./mod.ts";
+export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
+export type * from "./src/provider/public-types.ts";
 export type { CursorProviderV4 } from "./src/provider/cursor-provider-v4.ts";
 export { CursorLanguageModelV4 } from "./src/provider/language-model-v4.ts";
+// `CursorCallInput` (the call as the provider takes it) is the AI SDK 6 call options plus
+// `reasoning`: name the type it is built on.
+export type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 export type {
   LanguageModelV4,
   LanguageModelV4CallOptions,

@@ -29,26 +29,7 @@ import { type ClassicPlugin, createClassicPlugin } from "./classic.ts";
 import type { ClassicHooks, PluginInputLike } from "./host-types.ts";
 import { nodePlatform } from "./platform.ts";
 
-export type {
-  ApiKeyResult,
-  ApiMethodLike,
-  AuthHookLike,
-  AuthPromptLike,
-  ChatParamsInputLike,
-  ChatParamsOutputLike,
-  ClassicHooks,
-  ConfigLike,
-  LogRequest,
-  OAuthAuthorizationLike,
-  OAuthCallbackResult,
-  OAuthCredentialsLike,
-  OAuthMethodLike,
-  OpenCodeClientLike,
-  PluginInputLike,
-  ProviderBlockLike,
-  SaveLoginRequest,
-  SessionClientLike,
-} from "./host-types.ts";
+export type * from "./host-types.ts";
 export type { PluginToolLike, ToolContextLike, ToolOutputLike } from "./cursor-tools.ts";
 
 /**

@@ -41,26 +41,7 @@ import { createOpenCode2Plugin } from "./opencode2-plugin.ts";
 import { nodePlatform } from "./platform.ts";
 import type { V2PluginDefinition } from "./v2-types.ts";
 
-export type {
-  V2AisdkLike,
-  V2CatalogDomainLike,
-  V2CatalogDraftLike,
-  V2ConnectionLike,
-  V2ContextLike,
-  V2CredentialConnection,
-  V2EnvConnection,
-  V2IntegrationDomainLike,
-  V2IntegrationDraftLike,
-  V2IntegrationLike,
-  V2KeyMethodRegistration,
-  V2LanguageInputLike,
-  V2ModelCost,
-  V2ModelInfoLike,
-  V2ModelLike,
-  V2PluginDefinition,
-  V2ProviderInfoLike,
-  V2SdkInputLike,
-} from "./v2-types.ts";
+export type * from "./v2-types.ts";
 
 /** The OpenCode 2.x plugin. */
 const CursorOpenCode2Plugin: V2PluginDefinition = createOpenCode2Plugin(() => ({

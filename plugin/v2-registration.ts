@@ -11,6 +11,7 @@ import type { TokenSource } from "../src/auth/token-source.ts";
 import type { CatalogModel } from "../src/catalog/catalog-model.ts";
 import { checkModelSelection } from "../src/catalog/variant-selection.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
+import { NPM_NAMES } from "../src/core/package-name.ts";
 import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
 import {
@@ -42,7 +43,8 @@ export interface V2Dependencies {
   readonly catalog?: (() => readonly CatalogModel[] | undefined) | undefined;
 }
 
-const PACKAGE_NAME = "ai-sdk-provider-cursor";
+/** The npm package OpenCode configs name (its `provider.cursor.npm`). */
+const PACKAGE_NAME = NPM_NAMES.name;
 
 /**
  * Whether a v2 hook input concerns a Cursor model.

@@ -39,25 +39,7 @@ import { nodePlatform } from "./platform.ts";
 import { registerAisdk } from "./v2-registration.ts";
 import type { V2ContextLike, V2PluginDefinition } from "./v2-types.ts";
 
-export type {
-  V2AisdkLike,
-  V2CatalogDomainLike,
-  V2CatalogDraftLike,
-  V2ConnectionLike,
-  V2ContextLike,
-  V2CredentialConnection,
-  V2EnvConnection,
-  V2IntegrationDomainLike,
-  V2IntegrationDraftLike,
-  V2IntegrationLike,
-  V2KeyMethodRegistration,
-  V2LanguageInputLike,
-  V2ModelInfoLike,
-  V2ModelLike,
-  V2PluginDefinition,
-  V2ProviderInfoLike,
-  V2SdkInputLike,
-} from "./v2-types.ts";
+export type * from "./v2-types.ts";
 
 /** The v2 plugin: AI SDK registration of the Cursor provider. */
 const CursorV2Plugin: V2PluginDefinition = {

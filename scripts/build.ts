@@ -3,7 +3,8 @@
  * (`rewriteRelativeImportExtensions` turns `.ts` imports into `.js`; the `.d.ts` files
  * come from here), points the compiled generated protocol modules at descriptors built on
  * first use (`src/protocol/lazy-descriptors.ts`, so importing the package builds none; in
- * both layouts), then bundles the product entries (package root, Node entry, plugin
+ * both layouts), makes messages name the npm package rather than the JSR one
+ * (`scripts/lib/registry-names.ts`), then bundles the product entries (package root, Node entry, plugin
  * entries) with esbuild over the compiled files: one module per entry, code two entries
  * share in shared chunks (so `CursorError` stays one class), npm dependencies external.
  * `./testing` stays tsc output, a separate entry the product entries never load.
@@ -20,6 +21,7 @@ import { parseArgs } from "node:util";
 import { runInherited } from "./lib/test-files.ts";
 import { npmManifest } from "./lib/npm-manifest.ts";
 import { deferDescriptorImports } from "./lib/lazy-descriptor-imports.ts";
+import { PACKAGE_NAME_MODULE, useNpmNames } from "./lib/registry-names.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -67,6 +69,10 @@ if (code !== 0) {
   console.error("tsc failed; the npm package was not built");
   Deno.exit(1);
 }
+
+progress("naming the npm package in messages (src/core/package-name.js)");
+const namesModule = `${OUT}/${PACKAGE_NAME_MODULE}`;
+await Deno.writeTextFile(namesModule, useNpmNames(await Deno.readTextFile(namesModule)));
 
 if (!values["eager-descriptors"]) {
   progress("pointing the generated protocol modules at descriptors built on first use");

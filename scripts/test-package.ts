@@ -213,6 +213,13 @@ async function writeConsumerProject(dir: string, consumer: Consumer): Promise<vo
       'import { generateObject, generateText, jsonSchema } from "ai";',
       `import { createCursor } from "${consumer.entry}";`,
       'import { startCursorEmulator } from "ai-sdk-provider-cursor/testing";',
+      // The npm build names the npm package in its messages (the sources name the JSR one).
+      'const web = await import(new URL("./node_modules/ai-sdk-provider-cursor/mod.js", import.meta.url).href);',
+      'const refused = (() => { try { web.createCursor({ accessToken: "t", transport: "http2", env: {} }); } catch (error) { return String(error.message); } })();',
+      "if (!refused?.includes('import from \"ai-sdk-provider-cursor/node\"')) throw new Error(`the web entry's message names another package: ${refused}`);",
+      // `./server`, which OpenCode 1.18 loads for a plugin named by package: both plugin shapes.
+      'const server = (await import("ai-sdk-provider-cursor/server")).default;',
+      'if (typeof server.server !== "function" || typeof server.setup !== "function") throw new Error("./server lacks server() or setup()");',
       "const emulator = await startCursorEmulator();",
       "try {",
       '  const cursor = createCursor({ apiKey: "crsr_package_smoke_key", apiBaseURL: emulator.url, allowLoopback: true, env: {} });',

@@ -23,3 +23,4 @@ export {
   createMemorySnapshotStore,
   type MemorySnapshotStoreOptions,
 } from "../src/session/snapshot-store.ts";
+export type * from "../src/provider/public-snapshot-types.ts";

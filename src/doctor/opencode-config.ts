@@ -7,9 +7,10 @@
  * @module
  */
 import { type CheckResult, type DoctorProbes, result } from "./doctor-types.ts";
+import { NPM_NAMES } from "../core/package-name.ts";
 
-/** The package name OpenCode configs refer to. */
-export const PACKAGE_NAME = "ai-sdk-provider-cursor";
+/** The package name OpenCode configs refer to (OpenCode installs plugins from npm). */
+export const PACKAGE_NAME: string = NPM_NAMES.name;
 /** The OpenCode version the end-to-end suite runs. */
 const TESTED_OPENCODE_VERSION = "1.18.33";
 

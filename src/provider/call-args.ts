@@ -12,7 +12,6 @@ import type {
   LanguageModelV3ProviderTool,
   SharedV3Warning,
 } from "@ai-sdk/provider";
-import type { LanguageModelV4CallOptions } from "@ai-sdk/provider-v4";
 import { type CursorCallOptions, parseCursorOptions } from "./cursor-options.ts";
 
 /** What a backend can take from a call, for the warnings of what it cannot. */
@@ -32,8 +31,20 @@ export interface BackendCapabilities {
   readonly rawChunks?: boolean;
 }
 
-/** How much the model should reason (the AI SDK 7 `reasoning` call option). */
-export type ReasoningLevel = NonNullable<LanguageModelV4CallOptions["reasoning"]>;
+/**
+ * How much the model should reason: the values of the AI SDK 7 `reasoning` call option,
+ * written out so the AI SDK 6 entries need not export AI SDK 7 types
+ * (test/provider/public-types.test.ts checks they are the same).
+ */
+export type ReasoningLevel =
+  | "provider-default"
+  | "none"
+  | "minimal"
+  | "low"
+  | "medium"
+  | "high"
+  | "xhigh"
+  | "max";
 
 /**
  * One call as the provider takes it: the AI SDK 6 call options, plus the AI SDK 7

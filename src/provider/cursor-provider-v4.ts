@@ -6,13 +6,8 @@
  * @module
  */
 import type { LanguageModelV4, ProviderV4 } from "@ai-sdk/provider-v4";
-// The V3 package's error class: AI SDK 7 recognises it by its marker, and the V4 package
-// (which asks for Node 22) stays a types-only dependency that never loads on Node 20.
-import { NoSuchModelError } from "@ai-sdk/provider";
-import type { CursorProviderSettings } from "./cursor-settings.ts";
 import { CursorLanguageModelV4 } from "./language-model-v4.ts";
-import { createTurnBackend } from "./cursor-provider.ts";
-import type { ProviderAdapters } from "./provider-adapters.ts";
+import { buildProvider, type ProviderFactory } from "./cursor-provider.ts";
 
 /** The Cursor provider for AI SDK 7: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProviderV4 extends ProviderV4 {
@@ -31,29 +26,7 @@ export interface CursorProviderV4 extends ProviderV4 {
  * @returns The provider.
  * @throws {CursorError} `config` for invalid settings.
  */
-export function createCursorProviderV4(
-  settings: CursorProviderSettings = {},
-  adapters: ProviderAdapters = {},
-): CursorProviderV4 {
-  const backend = createTurnBackend(settings, adapters);
-  const languageModel = (modelId: string): LanguageModelV4 =>
-    new CursorLanguageModelV4(modelId, backend);
-  return Object.assign((modelId: string) => languageModel(modelId), {
-    specificationVersion: "v4" as const,
-    languageModel,
-    embeddingModel(modelId: string): never {
-      throw new NoSuchModelError({
-        modelId,
-        modelType: "embeddingModel",
-        message: "Cursor offers no embedding models",
-      });
-    },
-    imageModel(modelId: string): never {
-      throw new NoSuchModelError({
-        modelId,
-        modelType: "imageModel",
-        message: "Cursor offers no image models",
-      });
-    },
-  });
-}
+export const createCursorProviderV4: ProviderFactory<CursorProviderV4> = buildProvider(
+  "v4",
+  (modelId, backend): LanguageModelV4 => new CursorLanguageModelV4(modelId, backend),
+);

@@ -6,6 +6,7 @@
 import { type LanguageModelV3, NoSuchModelError, type ProviderV3 } from "@ai-sdk/provider";
 import { CursorError } from "../core/cursor-error.ts";
 import { silentLogger } from "../core/logger.ts";
+import { PUBLISHED_AS } from "../core/package-name.ts";
 import { createResumeCache } from "../cli/resume-cache.ts";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
 import { CursorLanguageModel } from "./language-model.ts";
@@ -26,7 +27,7 @@ export interface CursorProvider extends ProviderV3 {
 }
 
 /**
- * Builds a provider from settings and the platform's adapters. Platform entries
+ * Builds an AI SDK 6 provider from settings and the platform's adapters. Platform entries
  * (`mod.ts`, `node.ts`) wrap this as their `createCursor`.
  *
  * @param settings The user's settings.
@@ -34,32 +35,55 @@ export interface CursorProvider extends ProviderV3 {
  * @returns The provider.
  * @throws {CursorError} `config` for invalid settings.
  */
-export function createCursorProvider(
-  settings: CursorProviderSettings = {},
-  adapters: ProviderAdapters = {},
-): CursorProvider {
-  const backend = createTurnBackend(settings, adapters);
-  const languageModel = (modelId: string): LanguageModelV3 =>
-    new CursorLanguageModel(modelId, backend);
-  const provider = Object.assign((modelId: string) => languageModel(modelId), {
-    specificationVersion: "v3" as const,
-    languageModel,
-    embeddingModel(modelId: string): never {
-      throw new NoSuchModelError({
-        modelId,
-        modelType: "embeddingModel",
-        message: "Cursor offers no embedding models",
-      });
-    },
-    imageModel(modelId: string): never {
-      throw new NoSuchModelError({
-        modelId,
-        modelType: "imageModel",
-        message: "Cursor offers no image models",
-      });
-    },
-  });
-  return provider;
+export const createCursorProvider: ProviderFactory<CursorProvider> = buildProvider(
+  "v3",
+  (modelId, backend): LanguageModelV3 => new CursorLanguageModel(modelId, backend),
+);
+
+/** A platform entry's way to build the provider of one AI SDK major. */
+export type ProviderFactory<Provider> = (
+  settings?: CursorProviderSettings,
+  adapters?: ProviderAdapters,
+) => Provider;
+
+/** What {@link buildProvider} gives: the provider of one AI SDK major. */
+type BuiltProvider<Version extends string, Model> = ((modelId: string) => Model) & {
+  readonly specificationVersion: Version;
+  languageModel(modelId: string): Model;
+  embeddingModel(modelId: string): never;
+  imageModel(modelId: string): never;
+};
+
+/**
+ * The provider factory of either AI SDK major: each provider it builds has one backend
+ * (from the settings, which it checks), models from `makeModel` over that backend, and
+ * no embedding or image models. The error class is the V3 package's for both majors:
+ * AI SDK 7 recognises it by its marker, and the V4 package (which asks for Node 22)
+ * stays a types-only dependency that never loads on Node 20.
+ *
+ * @param version The providers' `specificationVersion` (`v3` or `v4`).
+ * @param makeModel Builds the major's language model over the backend.
+ * @returns The factory: `(settings, adapters) => provider`.
+ */
+export function buildProvider<Version extends "v3" | "v4", Model>(
+  version: Version,
+  makeModel: (modelId: string, backend: TurnBackend) => Model,
+): ProviderFactory<BuiltProvider<Version, Model>> {
+  return (settings = {}, adapters = {}) => {
+    const backend = createTurnBackend(settings, adapters);
+    const languageModel = (modelId: string): Model => makeModel(modelId, backend);
+    return Object.assign((modelId: string) => languageModel(modelId), {
+      specificationVersion: version,
+      languageModel,
+      embeddingModel: (modelId: string): never => noSuchModel(modelId, "embeddingModel"),
+      imageModel: (modelId: string): never => noSuchModel(modelId, "imageModel"),
+    });
+  };
+}
+
+function noSuchModel(modelId: string, modelType: "embeddingModel" | "imageModel"): never {
+  const kind = modelType === "embeddingModel" ? "embedding" : "image";
+  throw new NoSuchModelError({ modelId, modelType, message: `Cursor offers no ${kind} models` });
 }
 
 /**
@@ -94,7 +118,7 @@ function cliBackend(settings: CursorProviderSettings, adapters: ProviderAdapters
   if (!adapters.processRunner) {
     throw new CursorError(
       "config",
-      'backend "cli" needs the Node entry (import from "ai-sdk-provider-cursor/node")',
+      `backend "cli" needs the Node entry (import from "${PUBLISHED_AS.nodeEntry}")`,
     );
   }
   const env = settings.env ?? {};

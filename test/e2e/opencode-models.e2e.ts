@@ -6,9 +6,9 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, symlink } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { type CursorEmulator, startCursorEmulator } from "../../src/testing/mod.ts";
 import { builtPackage } from "./support/package-build.ts";
 import { runOpenCode } from "./support/opencode.ts";
@@ -117,17 +117,48 @@ describe("the plugin loaded as a package, as an npm install is (real OpenCode 1.
   it("resolves the plugin through the package's ./server export", async () => {
     const built = builtPackage();
     const packageDir = pathToFileURL(dirname(dirname(fileURLToPath(built.plugin)))).href;
-    const emulator = await startCursorEmulator({ http2: false });
-    const sandbox = await createSandbox({ CURSOR_API_BASE_URL: emulator.url });
-    try {
-      await sandbox.writeProjectConfig({ plugin: [packageDir] });
-      await sandbox.writeAuth({ cursor: { type: "api", key: "crsr_e2e_package_key" } });
-      const result = await runOpenCode(sandbox, ["models", "cursor"], { timeoutMs: 60_000 });
-      assert.equal(result.code, 0, result.stdout + result.stderr);
-      assert.match(result.stdout, /^cursor\/claude-4\.5-sonnet-1m$/m);
-    } finally {
-      await emulator.close();
-      await sandbox.remove();
-    }
+    await listsModelsWith(packageDir, "crsr_e2e_package_key");
+  });
+
+  it('runs the classic hooks of ./server for "plugin": ["ai-sdk-provider-cursor"]', async () => {
+    const built = builtPackage();
+    await listsModelsWith(
+      "ai-sdk-provider-cursor",
+      "crsr_e2e_package_name_key",
+      async (sandbox) => {
+        // Where OpenCode keeps a package plugin it installed (`<cache>/packages/<name>@latest`):
+        // with the package there, it loads it without going to the registry.
+        const installed = join(sandbox.cacheDir, "packages", "ai-sdk-provider-cursor@latest");
+        await mkdir(join(installed, "node_modules"), { recursive: true });
+        await symlink(
+          dirname(dirname(fileURLToPath(built.plugin))),
+          join(installed, "node_modules", "ai-sdk-provider-cursor"),
+        );
+      },
+    );
   });
 });
+
+/**
+ * Runs `opencode models cursor` with only `plugin: [spec]` in the config and an API key in
+ * auth.json: the classic hooks register the provider, sign in and list the catalogue.
+ */
+async function listsModelsWith(
+  spec: string,
+  key: string,
+  prepare?: (sandbox: Sandbox) => Promise<void>,
+): Promise<void> {
+  const emulator = await startCursorEmulator({ http2: false });
+  const sandbox = await createSandbox({ CURSOR_API_BASE_URL: emulator.url });
+  try {
+    await prepare?.(sandbox);
+    await sandbox.writeProjectConfig({ plugin: [spec] });
+    await sandbox.writeAuth({ cursor: { type: "api", key } });
+    const result = await runOpenCode(sandbox, ["models", "cursor"], { timeoutMs: 60_000 });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /^cursor\/claude-4\.5-sonnet-1m$/m);
+  } finally {
+    await emulator.close();
+    await sandbox.remove();
+  }
+}

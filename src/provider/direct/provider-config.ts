@@ -8,6 +8,7 @@
 import { sha256Hex } from "../../core/bytes.ts";
 import { CursorError } from "../../core/cursor-error.ts";
 import { type DebugLogger, silentLogger } from "../../core/logger.ts";
+import { PUBLISHED_AS } from "../../core/package-name.ts";
 import { createTokenSource, type TokenSource } from "../../auth/token-source.ts";
 import { loopbackAllowedByEnv, validateCursorOrigin } from "../../auth/cursor-origin.ts";
 import {
@@ -325,7 +326,7 @@ function resolveTransport(
   if (!adapters.http2Transport) {
     throw new CursorError(
       "config",
-      'transport "http2" needs the Node entry (import from "ai-sdk-provider-cursor/node"); use "sse" or "auto" elsewhere',
+      `transport "http2" needs the Node entry (import from "${PUBLISHED_AS.nodeEntry}"); use "sse" or "auto" elsewhere`,
     );
   }
   return createTransportChoice({
