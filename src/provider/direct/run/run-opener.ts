@@ -10,6 +10,7 @@ import { create } from "@bufbuild/protobuf";
 import { type PreFetchedBlob, PreFetchedBlobSchema } from "../../../gen/agent/v1/run_request_pb.ts";
 import { CursorError } from "../../../core/cursor-error.ts";
 import { encodeRunRequestMessage } from "../../../protocol/run-request-bytes.ts";
+import { buildRunDescriptors } from "../../../protocol/run-descriptors.ts";
 import { AgentRun } from "../../../session/agent-run.ts";
 import {
   type MaterializedRequestContext,
@@ -113,16 +114,22 @@ async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], input.tools);
   conversation?.noteSent({ advertisedTools: advertised });
   const workspace = config.workspaceFor(input.cursorOptions.workspace);
-  const skills = conversationSkills(conversation?.requestContext, input.converted.systemPrompt);
+  const previous = conversation?.requestContext;
+  // A first context always reads the git facts: started before the work below (ADR 199).
+  const first = previous === undefined
+    ? gitFactsMeanwhile(config, workspace.workspaceRoot)
+    : undefined;
+  const skills = conversationSkills(previous, input.converted.systemPrompt);
   const base = {
     workspace,
     systemPrompt: input.plan.systemPrompt,
     tools: advertised,
     ...(skills.advertised === undefined ? {} : { skills: skills.advertised }),
   };
-  const previous = conversation?.requestContext;
   // Git facts are read only when the context is rebuilt anyway, then frozen with it (ADR 120).
-  const git = previous?.key === requestContextKey(base)
+  const git = first !== undefined
+    ? await first
+    : previous?.key === requestContextKey(base)
     ? undefined
     : await config.workspaceGit.facts(config.logger, workspace.workspaceRoot);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
@@ -132,6 +139,18 @@ async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
     workspaceRoot: workspace.workspaceRoot,
     skillsAppended: skills.appended,
   };
+}
+
+/**
+ * Starts reading the git facts of `root` and, while `git` runs, builds the Run's protocol
+ * descriptors (CPU the first run request would otherwise spend after the facts arrived).
+ */
+function gitFactsMeanwhile(config: ProviderConfig, root: string) {
+  const facts = config.workspaceGit.facts(config.logger, root);
+  // Awaited by the caller; this keeps a failure during the build below from going unhandled.
+  facts.catch(() => {});
+  buildRunDescriptors();
+  return facts;
 }
 
 /** The run request: the user message (with its reminder and epoch), or a plan's build. */
