@@ -8,23 +8,31 @@
  * @module
  */
 import { AgentClientMessageSchema } from "../gen/agent/v1/client_message_pb.ts";
+import { file_agent_v1_exec } from "../gen/agent/v1/exec_pb.ts";
 import { AgentServerMessageSchema } from "../gen/agent/v1/server_message_pb.ts";
 import { builtDescriptor } from "./lazy-descriptors.ts";
 
 /**
  * Builds the descriptors of every message a Run sends or receives (the client and server
- * messages and all the files they import), if they are not built yet. Where descriptors
- * are built at import (the sources, `--eager-descriptors`) this only reads a property.
+ * messages and all the files they import), if they are not built yet, in two halves of
+ * about the same cost with `pause()` between them, so that I/O the caller is waiting for
+ * can take its next step in between. Where descriptors are built at import (the sources,
+ * `--eager-descriptors`) this only reads properties.
+ *
+ * @param pause Resolves when the caller's pending I/O callbacks have run.
+ * @returns Settles once all are built.
  *
  * @example
  * ```ts
  * import { buildRunDescriptors } from "./run-descriptors.ts";
  *
- * buildRunDescriptors();
- * buildRunDescriptors(); // built once: the second call does nothing
+ * await buildRunDescriptors(() => new Promise((resolve) => setTimeout(resolve, 0)));
  * ```
  */
-export function buildRunDescriptors(): void {
+export async function buildRunDescriptors(pause: () => Promise<void>): Promise<void> {
+  // The exec files (and what they import) are about half of the agent schema.
+  builtDescriptor(file_agent_v1_exec);
+  await pause();
   builtDescriptor(AgentClientMessageSchema);
   builtDescriptor(AgentServerMessageSchema);
 }

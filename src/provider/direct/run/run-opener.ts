@@ -113,12 +113,18 @@ async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
   const conversation = input.plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], input.tools);
   conversation?.noteSent({ advertisedTools: advertised });
-  const workspace = config.workspaceFor(input.cursorOptions.workspace);
   const previous = conversation?.requestContext;
-  // A first context always reads the git facts: started before the work below (ADR 199).
+  // A first context always reads the git facts: git runs while the turn computes (ADR 199).
   const first = previous === undefined
-    ? gitFactsMeanwhile(config, workspace.workspaceRoot)
+    ? config.workspaceGit.facts(
+      config.logger,
+      config.workspaceRootFor(input.cursorOptions.workspace),
+    )
     : undefined;
+  // Awaited below; this keeps a failure of the work in between from leaving it unhandled.
+  first?.catch(() => {});
+  const workspace = config.workspaceFor(input.cursorOptions.workspace);
+  if (first !== undefined) await buildRunDescriptors(nextTask);
   const skills = conversationSkills(previous, input.converted.systemPrompt);
   const base = {
     workspace,
@@ -141,16 +147,9 @@ async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
   };
 }
 
-/**
- * Starts reading the git facts of `root` and, while `git` runs, builds the Run's protocol
- * descriptors (CPU the first run request would otherwise spend after the facts arrived).
- */
-function gitFactsMeanwhile(config: ProviderConfig, root: string) {
-  const facts = config.workspaceGit.facts(config.logger, root);
-  // Awaited by the caller; this keeps a failure during the build below from going unhandled.
-  facts.catch(() => {});
-  buildRunDescriptors();
-  return facts;
+/** Lets pending I/O callbacks run (git's next step) before the caller goes on. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** The run request: the user message (with its reminder and epoch), or a plan's build. */
