@@ -3,8 +3,9 @@
  * (`rewriteRelativeImportExtensions` turns `.ts` imports into `.js`; the `.d.ts` files
  * come from here), points the compiled generated protocol modules at descriptors built on
  * first use (`src/protocol/lazy-descriptors.ts`, so importing the package builds none; in
- * both layouts), makes messages name the npm package rather than the JSR one
- * (`scripts/lib/registry-names.ts`), then bundles the product entries (package root, Node entry, plugin
+ * both layouts; shipped as JSON rather than base64, ADR 201), makes messages name the npm
+ * package rather than the JSR one (`scripts/lib/registry-names.ts`), then bundles the product
+ * entries (package root, Node entry, plugin
  * entries) with esbuild over the compiled files: one module per entry, code two entries
  * share in shared chunks (so `CursorError` stays one class), npm dependencies external.
  * `./testing` stays tsc output, a separate entry the product entries never load.
@@ -22,6 +23,8 @@ import { runInherited } from "./lib/test-files.ts";
 import { npmManifest } from "./lib/npm-manifest.ts";
 import { deferDescriptorImports } from "./lib/lazy-descriptor-imports.ts";
 import { PACKAGE_NAME_MODULE, useNpmNames } from "./lib/registry-names.ts";
+import { descriptorJson, preDecodeFileDescs } from "./lib/pre-decoded-descriptors.ts";
+import type { DescFile } from "@bufbuild/protobuf";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -101,15 +104,27 @@ function progress(step: string): void {
   console.error(`build: ${step}…`);
 }
 
-/** Points every compiled generated module (`src/gen/…_pb.js`) at the lazy descriptors. */
+/**
+ * Points every compiled generated module (`src/gen/…_pb.js`) at the lazy descriptors, its
+ * file descriptors pre-decoded as JSON.
+ */
 async function deferDescriptors(): Promise<void> {
   const lazyModule = `${OUT}/${LAZY_DESCRIPTORS.slice(2).replace(/\.ts$/, ".js")}`;
   let rewritten = 0;
   for await (const file of walk(`${OUT}/src/gen`)) {
     if (!file.endsWith("_pb.js")) continue;
     const source = await Deno.readTextFile(file);
-    const next = deferDescriptorImports(source, relativeSpecifier(file, lazyModule));
-    if (next === source) continue;
+    const deferred = deferDescriptorImports(source, relativeSpecifier(file, lazyModule));
+    if (deferred === source) continue;
+    // The same module in the sources, whose descriptors are built at import (ADR 201).
+    const original = await import(
+      new URL(`../${file.slice(OUT.length + 1).replace(/\.js$/, ".ts")}`, import.meta.url).href
+    ) as Record<string, DescFile>;
+    const next = preDecodeFileDescs(deferred, (name) => {
+      const described = original[name];
+      if (described === undefined) throw new Error(`${file} exports no ${name} in the sources`);
+      return descriptorJson(described);
+    });
     await Deno.writeTextFile(file, next);
     rewritten++;
   }

@@ -24,6 +24,7 @@ import {
   builtDescriptor,
   enumDesc,
   fileDesc,
+  fileDescFromProto,
   messageDesc,
   serviceDesc,
 } from "../../src/protocol/lazy-descriptors.ts";
@@ -32,6 +33,7 @@ import { file_agent_v1_server_message } from "../../src/gen/agent/v1/server_mess
 import { file_agent_v1_agent_service } from "../../src/gen/agent/v1/agent_service_pb.ts";
 import { file_aiserver_v1_bidi } from "../../src/gen/aiserver/v1/bidi_pb.ts";
 import { deferDescriptorImports } from "../../scripts/lib/lazy-descriptor-imports.ts";
+import { descriptorJson, preDecodeFileDescs } from "../../scripts/lib/pre-decoded-descriptors.ts";
 import { bytesToHex, hexToBytes } from "../../src/core/bytes.ts";
 
 interface FrameFixture {
@@ -46,14 +48,23 @@ const frames = (JSON.parse(readFileSync("test/fixtures/wire/agent-frames.json", 
   frames: Partial<FrameFixture>[];
 }).frames.filter((frame): frame is FrameFixture => frame.schema !== undefined);
 
-/** Lazy copies of an eager file and everything it imports, as the npm build makes them. */
-function lazyCopies(roots: readonly DescFile[]): Map<string, DescFile> {
+/**
+ * Lazy copies of an eager file and everything it imports, as the npm build makes them:
+ * from base64 as codegenv2 embeds them, or pre-decoded as JSON (ADR 201).
+ */
+function lazyCopies(
+  roots: readonly DescFile[],
+  form: "base64" | "json" = "base64",
+): Map<string, DescFile> {
   const copies = new Map<string, DescFile>();
   const copy = (file: DescFile): DescFile => {
     const known = copies.get(file.name);
     if (known) return known;
     const bytes = toBinary(FileDescriptorProtoSchema, file.proto);
-    const lazy = fileDesc(base64Encode(bytes, "std_raw"), file.dependencies.map(copy));
+    const imports = file.dependencies.map(copy);
+    const lazy = form === "json"
+      ? fileDescFromProto(descriptorJson(file), imports)
+      : fileDesc(base64Encode(bytes, "std_raw"), imports);
     copies.set(file.name, lazy);
     return lazy;
   };
@@ -87,6 +98,31 @@ function eagerMessage(typeName: string, roots: readonly DescFile[]): DescMessage
   return found;
 }
 
+/** Every golden frame decodes, re-encodes and converts through `copies` as through the eager. */
+function expectGoldenFrames(copies: Map<string, DescFile>): void {
+  for (const frame of frames) {
+    const eager = eagerMessage(frame.schema, ROOTS);
+    const lazy = lazyMessage(copies, eager);
+    assert.notEqual(lazy, eager);
+    assert.equal(lazy.typeName, frame.schema);
+    const payload = hexToBytes(frame.payloadHex);
+    assert.ok(payload, frame.name);
+    const decoded = fromBinary(lazy, payload);
+    assert.deepEqual(
+      toJson(lazy, decoded),
+      toJson(eager, fromBinary(eager, payload)),
+      frame.name,
+    );
+    assert.equal(bytesToHex(toBinary(lazy, decoded)), frame.payloadHex, frame.name);
+    assert.deepEqual(
+      toBinary(lazy, fromJson(lazy, frame.message)),
+      toBinary(eager, fromJson(eager, frame.message)),
+      frame.name,
+    );
+    assert.ok(isMessage(decoded, eager), "messages of both are the same type");
+  }
+}
+
 const ROOTS = [file_agent_v1_client_message, file_agent_v1_server_message, file_aiserver_v1_bidi];
 
 describe("descriptors built on first use", () => {
@@ -97,30 +133,11 @@ describe("descriptors built on first use", () => {
     assert.throws(() => file.name);
   });
 
-  it("encode and decode every golden wire frame byte for byte like the eager descriptors", () => {
-    const copies = lazyCopies(ROOTS);
-    for (const frame of frames) {
-      const eager = eagerMessage(frame.schema, ROOTS);
-      const lazy = lazyMessage(copies, eager);
-      assert.notEqual(lazy, eager);
-      assert.equal(lazy.typeName, frame.schema);
-      const payload = hexToBytes(frame.payloadHex);
-      assert.ok(payload, frame.name);
-      const decoded = fromBinary(lazy, payload);
-      assert.deepEqual(
-        toJson(lazy, decoded),
-        toJson(eager, fromBinary(eager, payload)),
-        frame.name,
-      );
-      assert.equal(bytesToHex(toBinary(lazy, decoded)), frame.payloadHex, frame.name);
-      assert.deepEqual(
-        toBinary(lazy, fromJson(lazy, frame.message)),
-        toBinary(eager, fromJson(eager, frame.message)),
-        frame.name,
-      );
-      assert.ok(isMessage(decoded, eager), "messages of both are the same type");
-    }
-  });
+  for (const form of ["base64", "json"] as const) {
+    it(`encode and decode every golden wire frame byte for byte like the eager descriptors (${form})`, () => {
+      expectGoldenFrames(lazyCopies(ROOTS, form));
+    });
+  }
 
   it("answer reads, `in`, key listing and the prototype like the descriptor they stand for", () => {
     const copies = lazyCopies([file_agent_v1_agent_service]);
@@ -150,6 +167,24 @@ describe("descriptors built on first use", () => {
     const eager = eagerMessage("agent.v1.AgentClientMessage", ROOTS);
     const message = create(lazyMessage(copies, eager), {});
     assert.equal(message.$typeName, "agent.v1.AgentClientMessage");
+  });
+});
+
+describe("the build step that pre-decodes the generated descriptors", () => {
+  it("replaces each base64 file descriptor with its JSON and imports the function for it", () => {
+    const compiled = [
+      'import { fileDesc, messageDesc } from "../../../protocol/lazy-descriptors.js";',
+      'export const file_x = /*@__PURE__*/ fileDesc("AAAA", [file_agent_v1_common]);',
+    ].join("\n");
+    assert.equal(
+      preDecodeFileDescs(compiled, (name) => `{"name":"${name}"}`),
+      [
+        'import { messageDesc, fileDescFromProto } from "../../../protocol/lazy-descriptors.js";',
+        'export const file_x = /*@__PURE__*/ fileDescFromProto("{\\"name\\":\\"file_x\\"}", [file_agent_v1_common]);',
+      ].join("\n"),
+    );
+    const plain = 'import { create } from "@bufbuild/protobuf";\nexport const x = 1;\n';
+    assert.equal(preDecodeFileDescs(plain, () => "{}"), plain);
   });
 });
 

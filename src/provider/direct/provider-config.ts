@@ -60,6 +60,8 @@ export interface ProviderConfig {
    * root, else the current directory at call time (docs/decisions/155-…).
    */
   workspaceFor(root: string | undefined): WorkspaceFacts;
+  /** `workspaceFor(root).workspaceRoot` without computing the other facts. */
+  workspaceRootFor(root: string | undefined): string;
   /** The workspace's git facts (per directory), for request contexts being built. */
   readonly workspaceGit: WorkspaceGit;
   readonly now: () => number;
@@ -145,6 +147,7 @@ export function resolveProviderConfig(
     ),
     blobs: createMemoryBlobStore(),
     workspaceFor: (root) => resolveWorkspace(settings.workspace, adapters, root),
+    workspaceRootFor: (root) => workspaceRootOf(settings.workspace, adapters, root),
     workspaceGit: createWorkspaceGit({ git: adapters.git?.(), now }),
     now,
     generateId,
@@ -375,6 +378,15 @@ async function resolveMachineId(
   return await sha256Hex(generateId());
 }
 
+/** One call's workspace directory: the call's, else the setting's, else the current one. */
+function workspaceRootOf(
+  configured: Partial<WorkspaceFacts> | undefined,
+  adapters: ProviderAdapters,
+  callRoot: string | undefined,
+): string {
+  return callRoot ?? configured?.workspaceRoot ?? adapters.cwd?.() ?? "/";
+}
+
 /**
  * One call's workspace facts. A directory the call names replaces the setting's root (and
  * the home-directory flag computed for it); the other facts of the setting still apply.
@@ -384,7 +396,7 @@ function resolveWorkspace(
   adapters: ProviderAdapters,
   callRoot: string | undefined,
 ): WorkspaceFacts {
-  const root = callRoot ?? configured?.workspaceRoot ?? adapters.cwd?.() ?? "/";
+  const root = workspaceRootOf(configured, adapters, callRoot);
   const { workspaceRoot: _root, isHomeDirectory, ...rest } = configured ?? {};
   return {
     ...defaultWorkspace(),

@@ -10,6 +10,7 @@ import { create } from "@bufbuild/protobuf";
 import { type PreFetchedBlob, PreFetchedBlobSchema } from "../../../gen/agent/v1/run_request_pb.ts";
 import { CursorError } from "../../../core/cursor-error.ts";
 import { encodeRunRequestMessage } from "../../../protocol/run-request-bytes.ts";
+import { buildRunDescriptors } from "../../../protocol/run-descriptors.ts";
 import { AgentRun } from "../../../session/agent-run.ts";
 import {
   type MaterializedRequestContext,
@@ -112,17 +113,29 @@ async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
   const conversation = input.plan.conversation;
   const advertised = advertisedTools(conversation?.advertisedTools ?? [], input.tools);
   conversation?.noteSent({ advertisedTools: advertised });
+  const previous = conversation?.requestContext;
+  // A first context always reads the git facts: git runs while the turn computes (ADR 199).
+  const first = previous === undefined
+    ? config.workspaceGit.facts(
+      config.logger,
+      config.workspaceRootFor(input.cursorOptions.workspace),
+    )
+    : undefined;
+  // Awaited below; this keeps a failure of the work in between from leaving it unhandled.
+  first?.catch(() => {});
   const workspace = config.workspaceFor(input.cursorOptions.workspace);
-  const skills = conversationSkills(conversation?.requestContext, input.converted.systemPrompt);
+  if (first !== undefined) await buildRunDescriptors(nextTask);
+  const skills = conversationSkills(previous, input.converted.systemPrompt);
   const base = {
     workspace,
     systemPrompt: input.plan.systemPrompt,
     tools: advertised,
     ...(skills.advertised === undefined ? {} : { skills: skills.advertised }),
   };
-  const previous = conversation?.requestContext;
   // Git facts are read only when the context is rebuilt anyway, then frozen with it (ADR 120).
-  const git = previous?.key === requestContextKey(base)
+  const git = first !== undefined
+    ? await first
+    : previous?.key === requestContextKey(base)
     ? undefined
     : await config.workspaceGit.facts(config.logger, workspace.workspaceRoot);
   const requestContext = materializeRequestContext({ ...base, git }, previous);
@@ -132,6 +145,21 @@ async function frozenRequestContext(config: ProviderConfig, input: RunInputs) {
     workspaceRoot: workspace.workspaceRoot,
     skillsAppended: skills.appended,
   };
+}
+
+/**
+ * Lets pending I/O callbacks run (git's next step) before the caller goes on:
+ * `setImmediate` where the runtime has it (Node, Bun: right after I/O callbacks, without
+ * `setTimeout`'s clamp of ≥ 1 ms), else `setTimeout`. Not a `MessageChannel`: on Node its
+ * first message loads undici (for `MessageEvent`), ≈ 35 ms an HTTP/2 Run never needs.
+ */
+function nextTask(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown })
+    .setImmediate;
+  return new Promise((resolve) => {
+    if (immediate === undefined) setTimeout(resolve, 0);
+    else immediate(resolve);
+  });
 }
 
 /** The run request: the user message (with its reminder and epoch), or a plan's build. */
