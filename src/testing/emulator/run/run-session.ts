@@ -29,7 +29,7 @@ import { LateCheck } from "../io/late-check.ts";
 import { playRun } from "./play-run.ts";
 import type { RunIo } from "../io/run-io.ts";
 import { type RunSink, RunTerminated, RunWriter } from "../io/run-writer.ts";
-import { answerText } from "../model/tool-run.ts";
+import { answerText } from "../model/tools/tool-run.ts";
 import { ruleEnforced, type RuleName, RULES, type Violation } from "../observe/violations.ts";
 
 /** What a Run needs from the emulator that hosts it. */
