@@ -14,7 +14,7 @@ import {
 import type { McpToolDefinition } from "../../../../gen/agent/v1/mcp_pb.ts";
 import { interactionAnswerProblem } from "./interaction-shape.ts";
 import { imageTypeOf } from "./image-bytes.ts";
-import type { ExecOutcome } from "../../io/replies.ts";
+import type { ExecOutcome } from "../../io/exec-replies.ts";
 import type { ExecRecord } from "../../observe/records.ts";
 import type { RunIo } from "../../io/run-io.ts";
 import type { ConversationEntry } from "../../conversation/conversations.ts";

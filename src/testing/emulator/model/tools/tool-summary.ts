@@ -25,7 +25,7 @@ import {
 import type { ToolSpec } from "../plan/directive-plan.ts";
 import { imageLabel } from "./image-bytes.ts";
 import type { InteractionResponse } from "../../../../gen/agent/v1/interaction_query_pb.ts";
-import type { ExecOutcome } from "../../io/replies.ts";
+import type { ExecOutcome } from "../../io/exec-replies.ts";
 
 /** What the model makes of a tool's outcome. */
 export interface OutcomeView {

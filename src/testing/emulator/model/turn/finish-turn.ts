@@ -6,6 +6,7 @@
  * @module
  */
 import { completeCall, storeCallSteps } from "./model-call.ts";
+import type { TurnState } from "./turn-state.ts";
 import {
   addRoot,
   assistantRoot,
@@ -13,7 +14,6 @@ import {
   sendCheckpoint,
   sendUpdate,
   storeTurn,
-  type TurnState,
 } from "./turn-state.ts";
 
 /**
