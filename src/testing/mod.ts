@@ -103,14 +103,14 @@ export {
   type Scenario,
   type ScenarioContext,
   type ScenarioToolResult,
-} from "./emulator/model/scenario.ts";
+} from "./emulator/model/scenario/scenario.ts";
 export {
   type JsonValue,
   parseDirectives,
   type PlanStep,
   type ToolSpec,
-} from "./emulator/model/directive-plan.ts";
-export { type FaultStep, type ToolFaultPoint } from "./emulator/model/fault-directive.ts";
+} from "./emulator/model/plan/directive-plan.ts";
+export { type FaultStep, type ToolFaultPoint } from "./emulator/model/plan/fault-directive.ts";
 export {
   type CatalogModel,
   type CatalogParameter,

@@ -1,6 +1,6 @@
 /**
- * The emulator's folders form a ladder: each folder may import its own files and the
- * folders below it, never one above, and no two files import each other in a circle.
+ * The emulator's folders form a ladder: each folder (a nested one such as `model/turn`
+ * counts on its own) may import its own files and the folders below it, never one above, and no two files import each other in a circle.
  * Its wire code is its own: it never borrows the client's framing, so a framing bug
  * cannot hide by being the same on both sides. The checker runs over the real tree and
  * over bad samples, so a rule that stops catching violations fails too.
@@ -9,7 +9,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 
-/** The emulator's folders, lowest first (`.` is the emulator's own root files). */
+/**
+ * The emulator's folders that hold files, lowest first (`.` is the emulator's own root
+ * files; `model/…` are the emulated model's parts: its reading of directives, its tool
+ * calls, scenarios, and the turn it plays).
+ */
 const EMULATOR_FOLDERS: readonly string[] = [
   "observe",
   "wire",
@@ -18,7 +22,10 @@ const EMULATOR_FOLDERS: readonly string[] = [
   "catalog",
   "io",
   "conversation",
-  "model",
+  "model/plan",
+  "model/tools",
+  "model/scenario",
+  "model/turn",
   "config",
   "run",
   "http",
@@ -56,13 +63,13 @@ function resolve(from: string, specifier: string): string {
   return parts.join("/");
 }
 
-/** `emulator/<folder>` → its rank; other src/testing files → their top folder. */
+/** `emulator/<folder>/x.ts` → its folder (nested ones whole); other src/testing files → their top folder. */
 function placeOf(path: string): { area: string; folder: string } | undefined {
   const match = /^src\/testing\/([^/]+)\/(.*)$/.exec(path);
   if (match === null) return undefined;
   const [, area = "", rest = ""] = match;
   if (area !== "emulator") return { area, folder: area };
-  const folder = rest.includes("/") ? rest.split("/")[0] ?? "." : ".";
+  const folder = rest.includes("/") ? rest.slice(0, rest.lastIndexOf("/")) : ".";
   return { area, folder };
 }
 
@@ -164,10 +171,14 @@ describe("emulator folders", () => {
     assert.deepEqual(checkTesting(files), []);
   });
 
-  it("every emulator folder on disk is on the ladder", async () => {
-    const folders = (await readdir("src/testing/emulator", { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
-    assert.deepEqual(folders, EMULATOR_FOLDERS.filter((folder) => folder !== ".").sort());
+  it("every emulator folder holding files is on the ladder", async () => {
+    const files = await readTree("src/testing/emulator");
+    const folders = new Set<string>();
+    for (const file of files.keys()) {
+      const folder = placeOf(file)?.folder;
+      if (folder !== undefined && folder !== ".") folders.add(folder);
+    }
+    assert.deepEqual([...folders].sort(), EMULATOR_FOLDERS.filter((f) => f !== ".").sort());
   });
 
   it("rejects an import from a lower folder up to a higher one", () => {
@@ -181,11 +192,32 @@ describe("emulator folders", () => {
     assert.match(found[0]?.message ?? "", /emulator\/wire imports higher folder emulator\/run/);
   });
 
+  it("ranks nested folders on their own: the model's plan may not import its turn", () => {
+    const found = checkTesting(
+      new Map([[
+        "src/testing/emulator/model/plan/x.ts",
+        'import { finishTurn } from "../turn/finish-turn.ts";\n',
+      ]]),
+    );
+    assert.equal(found.length, 1);
+    assert.match(
+      found[0]?.message ?? "",
+      /emulator\/model\/plan imports higher folder emulator\/model\/turn/,
+    );
+  });
+
+  it("rejects a file in a folder off the ladder", () => {
+    const found = checkTesting(
+      new Map([["src/testing/emulator/model/x.ts", 'import { y } from "./turn/y.ts";\n']]),
+    );
+    assert.match(found[0]?.message ?? "", /emulator folder model is not in the folder ladder/);
+  });
+
   it("rejects a cycle between two files of one folder", () => {
     const found = checkTesting(
       new Map([
-        ["src/testing/emulator/model/a.ts", 'import { b } from "./b.ts";\n'],
-        ["src/testing/emulator/model/b.ts", 'import type { a } from "./a.ts";\n'],
+        ["src/testing/emulator/model/turn/a.ts", 'import { b } from "./b.ts";\n'],
+        ["src/testing/emulator/model/turn/b.ts", 'import type { a } from "./a.ts";\n'],
       ]),
     );
     assert.equal(found.length, 1);
@@ -216,9 +248,13 @@ describe("emulator folders", () => {
     assert.deepEqual(
       checkTesting(
         new Map([
-          ["src/testing/emulator/run/x.ts", 'import { y } from "../model/y.ts";\n'],
-          ["src/testing/emulator/model/y.ts", 'import { z } from "./z.ts";\n'],
-          ["src/testing/emulator/model/z.ts", 'import { w } from "../../directives/w.ts";\n'],
+          ["src/testing/emulator/run/x.ts", 'import { y } from "../model/turn/y.ts";\n'],
+          ["src/testing/emulator/model/turn/y.ts", 'import { z } from "./z.ts";\n'],
+          ["src/testing/emulator/model/turn/z.ts", 'import { v } from "../tools/v.ts";\n'],
+          [
+            "src/testing/emulator/model/tools/v.ts",
+            'import { w } from "../../../directives/w.ts";\n',
+          ],
         ]),
       ),
       [],

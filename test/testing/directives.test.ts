@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { parseDirectives } from "../../src/testing/emulator/model/directive-plan.ts";
+import { parseDirectives } from "../../src/testing/emulator/model/plan/directive-plan.ts";
 import { parseDuration, parseSize } from "../../src/testing/directives/directive-language.ts";
 
 describe("directive parser", () => {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ContextOverflowError } from "../model/turn-state.ts";
+import type { ContextOverflowError } from "../model/turn/turn-state.ts";
 import type { AuthOptions } from "../auth/auth-state.ts";
 import type { CatalogModel } from "../catalog/catalog.ts";
 import { defaultCatalog } from "../catalog/catalog-data.ts";
@@ -15,7 +15,7 @@ import {
 } from "../conversation/blob-cache.ts";
 import { DEFAULT_LOG_LIMIT } from "../observe/log.ts";
 import { DEFAULT_RUN_LIMIT } from "../observe/records.ts";
-import type { Scenario } from "../model/scenario.ts";
+import type { Scenario } from "../model/scenario/scenario.ts";
 import { resolveStrict, type RuleName, type StrictSettings } from "../observe/violations.ts";
 
 /**

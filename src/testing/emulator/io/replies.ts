@@ -1,80 +1,30 @@
 /**
  * The three answer channels of a Run (exec, KV, interaction): id counters, pending
- * requests, validation of each reply (case, duplicates, unknown ids, stream_close
- * order) and reply deadlines. The engine awaits an outcome per request; the session
- * feeds client messages in.
+ * requests, validation of each reply (case, duplicates, unknown ids) and reply deadlines.
+ * The exec channel, with its shell streams and stream_close order, is `exec-replies.ts`.
+ * The engine awaits an outcome per request; the session feeds client messages in.
  *
  * @module
  */
 import type { ExecClientControlMessage, ExecClientMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import type { KvClientMessage } from "../../../gen/agent/v1/kv_pb.ts";
 import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
-import type { ShellResult } from "../../../gen/agent/v1/exec_shell_pb.ts";
-import { expectedExecResult, expectedInteractionResponse } from "./exec-cases.ts";
+import { expectedInteractionResponse } from "./exec-cases.ts";
+import { type ExecHooks, type ExecOutcome, ExecReplies } from "./exec-replies.ts";
 import { LateCheck } from "./late-check.ts";
 import type { RuleName } from "../observe/violations.ts";
+<<<<<<< HEAD
 import type { RunVariants } from "../observe/records.ts";
 import { SandboxPolicy_Type } from "../../../gen/agent/v1/common_pb.ts";
+=======
+>>>>>>> emustruct
 import { RunTerminated } from "./run-writer.ts";
 
-/** What a finished exec produced. */
-export interface ExecOutcome {
-  readonly id: number;
-  readonly requestCase: string;
-  /** The terminal typed result (for shell: the `shell_result` if one came). */
-  readonly result: ExecClientMessage["message"] | undefined;
-  /** Shell streams: collected output and the terminal event. */
-  readonly shell: ShellOutcome | undefined;
-  /** `exec_client_control_message.throw` error text. */
-  readonly thrown: string | undefined;
-  readonly streamClosed: boolean;
-  readonly localExecutionTimeMs: number | undefined;
-  readonly durationMs: number;
-}
-
-/** A shell stream's output. */
-export interface ShellOutcome {
-  stdout: string;
-  stderr: string;
-  /** `exit`, `rejected`, `permission_denied`, `backgrounded`, or `shell_result` alone. */
-  terminal: string | undefined;
-  exitCode: number | undefined;
-  aborted: boolean;
-  shellResult: ShellResult | undefined;
-  /** `ShellStreamExit.local_execution_time_ms` (#6), when the client sent it. */
-  exitExecutionTimeMs: number | undefined;
-}
-
 /** Callbacks into the Run. */
-export interface ReplyHooks {
-  readonly now: () => number;
+export interface ReplyHooks extends ExecHooks {
   readonly deadlineMs: number;
-  /** Tool execs settle only after their stream_close (strict). */
-  readonly waitForStreamClose: boolean;
-  /** A rule was broken. */
-  readonly violation: (rule: RuleName, message: string) => void;
   /** A deadline passed; the Run must end with `deadline_exceeded`. */
   readonly timeout: (rule: RuleName, message: string) => void;
-  readonly shellOutput: (id: number, stream: "stdout" | "stderr", data: string) => void;
-  readonly variant: <K extends keyof RunVariants>(name: K, value: RunVariants[K]) => void;
-}
-
-interface PendingExec {
-  readonly id: number;
-  readonly requestCase: string;
-  readonly expected: string | undefined;
-  readonly toolExec: boolean;
-  readonly startedAt: number;
-  lastActivity: number;
-  shell: ShellOutcome | undefined;
-  result: ExecClientMessage["message"] | undefined;
-  thrown: string | undefined;
-  terminal: boolean;
-  streamClosed: boolean;
-  settled: boolean;
-  localExecutionTimeMs: number | undefined;
-  readonly resolve: (outcome: ExecOutcome) => void;
-  readonly reject: (reason: unknown) => void;
 }
 
 interface PendingReply<T> {
@@ -87,15 +37,12 @@ interface PendingReply<T> {
   readonly check?: ((value: T) => string | undefined) | undefined;
 }
 
-const SHELL_TERMINALS = new Set(["exit", "rejected", "permissionDenied", "backgrounded"]);
-
 /** Pending requests of one Run. */
 export class Replies {
   readonly #hooks: ReplyHooks;
-  readonly #execs = new Map<number, PendingExec>();
+  readonly #execs: ExecReplies;
   readonly #kv = new Map<number, PendingReply<KvClientMessage>>();
   readonly #queries = new Map<number, PendingReply<InteractionResponse>>();
-  #nextExec = 0;
   #nextKv = 0;
   #nextQuery = 0;
   /** The expired request a check found first, until a later check confirms it. */
@@ -103,45 +50,23 @@ export class Replies {
 
   constructor(hooks: ReplyHooks) {
     this.#hooks = hooks;
+    this.#execs = new ExecReplies(hooks);
     this.#late = new LateCheck(hooks.deadlineMs);
   }
 
   /** Whether anything is awaiting a client answer. */
   get waiting(): boolean {
-    return [...this.#execs.values()].some((e) => !e.settled) || this.#kv.size > 0 ||
-      this.#queries.size > 0;
+    return this.#execs.waiting || this.#kv.size > 0 || this.#queries.size > 0;
   }
 
   /** Exec ids without a terminal result (for aborts on cancel). */
   openExecIds(): number[] {
-    return [...this.#execs.values()].filter((e) => !e.terminal).map((e) => e.id);
+    return this.#execs.openIds();
   }
 
   /** Allocates an exec id and the promise of its outcome. */
   exec(requestCase: string, toolExec: boolean): { id: number; done: Promise<ExecOutcome> } {
-    const id = this.#nextExec++;
-    const now = this.#hooks.now();
-    const done = new Promise<ExecOutcome>((resolve, reject) => {
-      this.#execs.set(id, {
-        id,
-        requestCase,
-        expected: expectedExecResult(requestCase),
-        toolExec,
-        startedAt: now,
-        lastActivity: now,
-        shell: requestCase === "shellStreamArgs" ? emptyShell() : undefined,
-        result: undefined,
-        thrown: undefined,
-        terminal: false,
-        streamClosed: false,
-        settled: false,
-        localExecutionTimeMs: undefined,
-        resolve,
-        reject,
-      });
-    });
-    done.catch(() => {});
-    return { id, done };
+    return this.#execs.open(requestCase, toolExec);
   }
 
   /** Allocates a KV id and the promise of its reply. */
@@ -181,6 +106,7 @@ export class Replies {
 
   /** Handles an `exec_client_message`. */
   onExecMessage(message: ExecClientMessage): void {
+<<<<<<< HEAD
     const pending = this.#execs.get(message.id);
     if (pending === undefined) return this.#unknown("exec", message.id, this.#nextExec);
     pending.lastActivity = this.#hooks.now();
@@ -261,70 +187,14 @@ export class Replies {
     }
     this.#hooks.variant("shellTerminal", "exit");
     this.#terminal(pending);
+=======
+    this.#execs.onMessage(message);
+>>>>>>> emustruct
   }
 
   /** Handles an `exec_client_control_message`. */
   onControl(message: ExecClientControlMessage): void {
-    const control = message.message;
-    if (control.case === undefined) return;
-    const pending = this.#execs.get(control.value.id);
-    if (pending === undefined) return this.#unknown("exec", control.value.id, this.#nextExec);
-    pending.lastActivity = this.#hooks.now();
-    if (control.case === "heartbeat") return;
-    if (control.case === "throw") {
-      if (pending.terminal) {
-        return this.#hooks.violation(
-          "duplicate-reply",
-          `Exec ${pending.id} threw after its result`,
-        );
-      }
-      pending.thrown = control.value.error || "Client threw without a message";
-      // A throw is final: Cursor's client sends no stream_close after it, so the exec
-      // settles now, whether or not the Run waits for stream_close after results.
-      pending.terminal = true;
-      return this.#settle(pending);
-    }
-    this.#onStreamClose(pending);
-  }
-
-  #onStreamClose(pending: PendingExec): void {
-    if (!pending.toolExec) this.#hooks.variant("requestContextStreamClose", true);
-    if (pending.streamClosed) {
-      return this.#hooks.violation("duplicate-reply", `Exec ${pending.id} stream closed twice`);
-    }
-    if (pending.thrown !== undefined) {
-      // Older clients close the stream after a throw; the exec has settled already.
-      pending.streamClosed = true;
-      return;
-    }
-    if (!pending.terminal) {
-      return this.#hooks.violation(
-        "stream-close-before-result",
-        `Exec ${pending.id} stream closed before its result`,
-      );
-    }
-    pending.streamClosed = true;
-    this.#settle(pending);
-  }
-
-  #terminal(pending: PendingExec): void {
-    pending.terminal = true;
-    if (!pending.toolExec || !this.#hooks.waitForStreamClose) this.#settle(pending);
-  }
-
-  #settle(pending: PendingExec): void {
-    if (pending.settled) return;
-    pending.settled = true;
-    pending.resolve({
-      id: pending.id,
-      requestCase: pending.requestCase,
-      result: pending.result,
-      shell: pending.shell,
-      thrown: pending.thrown,
-      streamClosed: pending.streamClosed,
-      localExecutionTimeMs: pending.localExecutionTimeMs,
-      durationMs: this.#hooks.now() - pending.startedAt,
-    });
+    this.#execs.onControl(message);
   }
 
   /** Handles a `kv_client_message`. */
@@ -379,15 +249,6 @@ export class Replies {
     pending.resolve(message);
   }
 
-  #unknown(channel: string, id: number, next: number): void {
-    if (id < next) {
-      this.#hooks.violation("duplicate-reply", `${channel} ${id} answered after it was done`);
-    } else {this.#hooks.violation(
-        "unknown-reply-id",
-        `${channel} reply names id ${id}, which was never issued`,
-      );}
-  }
-
   /**
    * Checks deadlines; reports the first expired request and returns whether one was. A
    * request first seen expired is reported only by a later check (see `late-check.ts`): a
@@ -404,12 +265,8 @@ export class Replies {
 
   #firstExpired(now: number): { rule: RuleName; message: string } | undefined {
     const limit = this.#hooks.deadlineMs;
-    for (const exec of this.#execs.values()) {
-      if (exec.settled || now - exec.lastActivity < limit) continue;
-      const rule: RuleName = exec.terminal ? "stream-close-missing" : "reply-deadline-exceeded";
-      const what = exec.terminal ? "got no stream_close" : "was not answered";
-      return { rule, message: `Exec ${exec.id} (${exec.requestCase}) ${what} within ${limit} ms` };
-    }
+    const exec = this.#execs.firstExpired(now, limit);
+    if (exec !== undefined) return exec;
     for (const [channel, map] of [["KV", this.#kv], ["Interaction", this.#queries]] as const) {
       for (const pending of map.values()) {
         if (now - pending.startedAt < limit) continue;
@@ -425,23 +282,10 @@ export class Replies {
   /** Rejects everything still pending (the Run is over) and forgets settled state. */
   abortAll(reason: string): void {
     const error = new RunTerminated(reason);
-    for (const exec of this.#execs.values()) if (!exec.settled) exec.reject(error);
+    this.#execs.abortAll(error);
     for (const pending of this.#kv.values()) pending.reject(error);
     for (const pending of this.#queries.values()) pending.reject(error);
-    this.#execs.clear();
     this.#kv.clear();
     this.#queries.clear();
   }
-}
-
-function emptyShell(): ShellOutcome {
-  return {
-    stdout: "",
-    stderr: "",
-    terminal: undefined,
-    exitCode: undefined,
-    aborted: false,
-    shellResult: undefined,
-    exitExecutionTimeMs: undefined,
-  };
 }

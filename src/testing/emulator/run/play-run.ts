@@ -5,8 +5,9 @@
  * tool batch), the scenario (directives by default) acting through the model steps, and
  * the success tail. Frames go out through the Run's writer.
  *
- * The whole path: `run-session.ts` (frames in) → this file → `../model/model-steps.ts`
- * (model calls, tool steps, the tail) → `../io/run-writer.ts` (frames out).
+ * The whole path: `run-session.ts` (frames in) → this file → `../model/turn/` (model calls
+ * in `model-call.ts`, tool steps in `tool-step.ts`, the tail in `finish-turn.ts`) →
+ * `../io/run-writer.ts` (frames out).
  *
  * @module
  */
@@ -31,23 +32,17 @@ import {
   type Transcript,
   type TurnEntry,
 } from "../conversation/transcript.ts";
-import {
-  emitChunks,
-  emitText,
-  emitThinking,
-  finishTurn,
-  fireDeferredFault,
-  republishLate,
-  runToolStep,
-} from "../model/model-steps.ts";
-import { parsePending, type PendingBatch } from "../model/pending-calls.ts";
+import { emitChunks, emitText, emitThinking } from "../model/turn/model-call.ts";
+import { fireDeferredFault, republishLate, runToolStep } from "../model/turn/tool-step.ts";
+import { finishTurn } from "../model/turn/finish-turn.ts";
+import { parsePending, type PendingBatch } from "../model/turn/pending-calls.ts";
 import {
   directiveScenario,
   type ScenarioContext,
   type ScenarioToolResult,
-} from "../model/scenario.ts";
-import type { ToolEnv } from "../model/tool-run.ts";
-import type { TurnState } from "../model/turn-state.ts";
+} from "../model/scenario/scenario.ts";
+import type { ToolEnv } from "../model/tools/tool-run.ts";
+import type { TurnState } from "../model/turn/turn-state.ts";
 import {
   blobMiss,
   loadTranscript,

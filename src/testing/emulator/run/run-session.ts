@@ -27,9 +27,9 @@ import { newRunRecord, type RunRecord, type RunVariants } from "../observe/recor
 import { Replies } from "../io/replies.ts";
 import { LateCheck } from "../io/late-check.ts";
 import { playRun } from "./play-run.ts";
+import { AsyncAnswers, cancelProblem } from "./conversation-actions.ts";
 import type { RunIo } from "../io/run-io.ts";
 import { type RunSink, RunTerminated, RunWriter } from "../io/run-writer.ts";
-import { answerText } from "../model/tool-run.ts";
 import { ruleEnforced, type RuleName, RULES, type Violation } from "../observe/violations.ts";
 
 /** What a Run needs from the emulator that hosts it. */
@@ -67,7 +67,7 @@ export class RunSession implements RunIo {
   readonly replies: Replies;
   readonly #core: RunHost;
   readonly #shellWatchers = new Map<number, (stream: "stdout" | "stderr", data: string) => void>();
-  readonly #asyncWaiters = new Map<string, (answer: string) => void>();
+  readonly #asyncAnswers: AsyncAnswers;
   readonly #sleepers = new Set<ReturnType<typeof setTimeout>>();
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The run request's deadline, confirmed by a later tick (see `late-check.ts`). */
@@ -108,6 +108,12 @@ export class RunSession implements RunIo {
       timeout: (rule, message) => this.#timeout(rule, message),
       shellOutput: (id, stream, data) => this.#shellWatchers.get(id)?.(stream, data),
       variant: (name, value) => this.variant(name, value),
+    });
+    this.#asyncAnswers = new AsyncAnswers({
+      now: core.options.now,
+      deadlineMs: core.options.replyDeadlineMs,
+      finished: () => this.#finished,
+      timeout: (rule, message) => this.#timeout(rule, message),
     });
     const tick = Math.max(
       5,
@@ -210,7 +216,7 @@ export class RunSession implements RunIo {
       faults,
       watchShell: (id: number, listener: (stream: "stdout" | "stderr", data: string) => void) =>
         this.#shellWatchers.set(id, listener),
-      asyncAnswer: (toolCallId: string) => this.#asyncAnswer(toolCallId),
+      asyncAnswer: (toolCallId: string) => this.#asyncAnswers.wait(toolCallId),
     };
     playRun(deps, request, rawState).then(
       () => this.#end(),
@@ -221,16 +227,8 @@ export class RunSession implements RunIo {
   #onAction(action: ConversationAction): void {
     const value = action.action;
     if (value.case === "cancelAction") {
-      const unknown = (value.value.$unknown ?? []).map((field) => field.no)
-        .filter((no) => no !== 3);
-      if (unknown.length > 0 || this.record.turnEnded) {
-        this.violation(
-          "cancel-action-malformed",
-          unknown.length > 0
-            ? `cancel_action carries unknown field(s) ${unknown.join(", ")}`
-            : "cancel_action arrived after turn_ended",
-        );
-      }
+      const problem = cancelProblem(value.value, this.record.turnEnded);
+      if (problem !== undefined) this.violation("cancel-action-malformed", problem);
       this.record.clientCancel = {
         at: this.now(),
         openExecs: this.replies.openExecIds().length,
@@ -240,41 +238,7 @@ export class RunSession implements RunIo {
       this.fail({ code: "canceled", message: "Canceled by the client" }, "canceled");
       return;
     }
-    if (value.case === "asyncAskQuestionCompletionAction") {
-      const result = value.value.result?.result;
-      const options = value.value.originalArgs?.questions[0]?.options.map((option) =>
-        option.label
-      ) ?? [];
-      const answer = result?.case === "success"
-        ? answerText(result.value.answers, options)
-        : result?.case ?? "no result";
-      this.#asyncWaiters.get(value.value.originalToolCallId)?.(answer);
-      this.#asyncWaiters.delete(value.value.originalToolCallId);
-    }
-  }
-
-  #asyncAnswer(toolCallId: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const started = this.now();
-      const late = new LateCheck(this.#core.options.replyDeadlineMs);
-      this.#asyncWaiters.set(toolCallId, resolve);
-      const check = setInterval(() => {
-        const now = this.now();
-        const expired = now - started > this.#core.options.replyDeadlineMs;
-        if (this.#finished) {
-          clearInterval(check);
-          reject(new RunTerminated("Run ended"));
-        } else if (!this.#asyncWaiters.has(toolCallId)) {
-          clearInterval(check);
-        } else if (late.confirmed(expired ? toolCallId : undefined, now)) {
-          clearInterval(check);
-          this.#timeout(
-            "reply-deadline-exceeded",
-            `Async answer for ${toolCallId} did not arrive in time`,
-          );
-        }
-      }, 20);
-    });
+    if (value.case === "asyncAskQuestionCompletionAction") this.#asyncAnswers.deliver(value.value);
   }
 
   /** Aborts every exec still running (on cancel). */
@@ -402,7 +366,7 @@ export class RunSession implements RunIo {
     this.#sleepers.clear();
     this.replies.abortAll("Run ended");
     this.#shellWatchers.clear();
-    this.#asyncWaiters.clear();
+    this.#asyncAnswers.clear();
     const ended = this.writer.ended ?? "closed";
     if (this.record.status === "running") {
       this.record.status = ended === "ok" ? "ok" : ended.startsWith("error") ? "error" : "dropped";

@@ -4,10 +4,10 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   AvailableModelsRequestSchema,
   AvailableModelsResponseSchema,
-} from "../../src/gen/aiserver/v1/ai_service_pb.ts";
-import { GetServerConfigResponseSchema } from "../../src/gen/aiserver/v1/server_config_pb.ts";
-import { type Harness, startHarness } from "./support/harness.ts";
-import { driveTurn, lastCheckpoint, newHostState } from "./support/host.ts";
+} from "../../../../src/gen/aiserver/v1/ai_service_pb.ts";
+import { GetServerConfigResponseSchema } from "../../../../src/gen/aiserver/v1/server_config_pb.ts";
+import { type Harness, startHarness } from "../../support/harness.ts";
+import { driveTurn, lastCheckpoint, newHostState } from "../../support/host.ts";
 
 interface JsonModel {
   name: string;

@@ -5,9 +5,9 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readRebuiltTurn } from "../../src/testing/emulator/model/continuation.ts";
-import { startHarness } from "./support/harness.ts";
-import { driveTurn, newHostState } from "./support/host.ts";
+import { readRebuiltTurn } from "../../../../../src/testing/emulator/model/scenario/continuation.ts";
+import { startHarness } from "../../../support/harness.ts";
+import { driveTurn, newHostState } from "../../../support/host.ts";
 
 /** A seed the way the direct provider renders host history. */
 function seed(entries: readonly string[], instruction = "Continue the task from here."): string {

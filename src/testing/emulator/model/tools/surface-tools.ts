@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ToolSpec } from "./directive-plan.ts";
+import type { ToolSpec } from "../plan/directive-plan.ts";
 import { execOnClient, queryClient, type ToolEnv } from "./client-calls.ts";
 import { absolutePath } from "./tool-display.ts";
 import { describeOutcome, type OutcomeView } from "./tool-summary.ts";

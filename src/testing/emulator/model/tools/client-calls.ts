@@ -5,19 +5,19 @@
  * @module
  */
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { AgentServerMessageSchema } from "../../../gen/agent/v1/server_message_pb.ts";
-import type { ExecServerMessageSchema } from "../../../gen/agent/v1/exec_pb.ts";
+import { AgentServerMessageSchema } from "../../../../gen/agent/v1/server_message_pb.ts";
+import type { ExecServerMessageSchema } from "../../../../gen/agent/v1/exec_pb.ts";
 import {
   InteractionQuerySchema,
   type InteractionResponse,
-} from "../../../gen/agent/v1/interaction_query_pb.ts";
-import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
+} from "../../../../gen/agent/v1/interaction_query_pb.ts";
+import type { McpToolDefinition } from "../../../../gen/agent/v1/mcp_pb.ts";
 import { interactionAnswerProblem } from "./interaction-shape.ts";
 import { imageTypeOf } from "./image-bytes.ts";
-import type { ExecOutcome } from "../io/replies.ts";
-import type { ExecRecord } from "../observe/records.ts";
-import type { RunIo } from "../io/run-io.ts";
-import type { ConversationEntry } from "../conversation/conversations.ts";
+import type { ExecOutcome } from "../../io/exec-replies.ts";
+import type { ExecRecord } from "../../observe/records.ts";
+import type { RunIo } from "../../io/run-io.ts";
+import type { ConversationEntry } from "../../conversation/conversations.ts";
 
 /** What tools need from the Run. */
 export interface ToolEnv {

@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { parseDuration } from "../../directives/directive-language.ts";
-import { ERROR_PRESETS, type FaultSpec } from "../faults/faults.ts";
+import { parseDuration } from "../../../directives/directive-language.ts";
+import { ERROR_PRESETS, type FaultSpec } from "../../faults/faults.ts";
 
 /**
  * Points inside a tool step where a deferred fault fires: `exec` once the exec request went
@@ -21,7 +21,7 @@ import { ERROR_PRESETS, type FaultSpec } from "../faults/faults.ts";
  *
  * @example
  * ```ts
- * import { parseDirectives, type ToolFaultPoint } from "../../mod.ts";
+ * import { parseDirectives, type ToolFaultPoint } from "../../../mod.ts";
  *
  * const point: ToolFaultPoint = "tool-result";
  * const [step] = parseDirectives(`::fault drop times=1 at=${point}`);

@@ -1,6 +1,6 @@
 /**
  * What the emulated model makes of the shared directive language
- * (`../../directives/directive-language.ts`): a plan of model steps. Only the newest user
+ * (`../../../directives/directive-language.ts`): a plan of model steps. Only the newest user
  * message acts; reseeded or rebuilt history never does. Each tool
  * directive is one model step (the model calls the tool, waits for the result, then
  * continues); directives between `::parallel` and `::end` form one step whose tools run
@@ -44,7 +44,7 @@ import {
   parseSize,
   readDirectives,
   unescape,
-} from "../../directives/directive-language.ts";
+} from "../../../directives/directive-language.ts";
 import { type FaultStep, parseFault } from "./fault-directive.ts";
 
 /**
@@ -52,7 +52,7 @@ import { type FaultStep, parseFault } from "./fault-directive.ts";
  *
  * @example
  * ```ts
- * import type { JsonValue } from "../../mod.ts";
+ * import type { JsonValue } from "../../../mod.ts";
  *
  * const args: JsonValue = { command: "ls", flags: ["-1"] };
  * console.assert(typeof args === "object");
@@ -67,7 +67,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | {
  *
  * @example
  * ```ts
- * import type { ToolSpec } from "../../mod.ts";
+ * import type { ToolSpec } from "../../../mod.ts";
  *
  * const specs: ToolSpec[] = [
  *   { kind: "shell", command: "ls -1" },
@@ -110,7 +110,7 @@ export type ToolSpec =
  *
  * @example
  * ```ts
- * import type { PlanStep } from "../../mod.ts";
+ * import type { PlanStep } from "../../../mod.ts";
  *
  * const step: PlanStep = { kind: "tools", tools: [{ kind: "read", path: "README.md" }] };
  * console.assert(step.kind === "tools");
@@ -141,7 +141,7 @@ const MAX_EMIT_BYTES = 8 * 1024 * 1024;
  *
  * @example
  * ```ts
- * import { parseDirectives } from "../../mod.ts";
+ * import { parseDirectives } from "../../../mod.ts";
  *
  * const plan = parseDirectives("Do it.\n::shell ls\n::parallel\n::read a\n::read b\n::end");
  * console.assert(plan.length === 2);

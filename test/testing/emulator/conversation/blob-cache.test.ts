@@ -1,10 +1,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fromBinary } from "@bufbuild/protobuf";
-import { ConversationStateStructureSchema } from "../../src/gen/agent/v1/conversation_state_pb.ts";
-import { hexToBytes } from "../../src/core/bytes.ts";
-import { type Harness, startHarness, TRANSPORTS } from "./support/harness.ts";
-import { driveTurn, type HostState, newHostState, type TurnOutcome } from "./support/host.ts";
+import { ConversationStateStructureSchema } from "../../../../src/gen/agent/v1/conversation_state_pb.ts";
+import { hexToBytes } from "../../../../src/core/bytes.ts";
+import { type Harness, startHarness, TRANSPORTS } from "../../support/harness.ts";
+import { driveTurn, type HostState, newHostState, type TurnOutcome } from "../../support/host.ts";
 
 function checkpointOf(outcome: TurnOutcome): Uint8Array {
   const bytes = outcome.checkpoints.at(-1);

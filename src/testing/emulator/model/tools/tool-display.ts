@@ -8,14 +8,14 @@
 import { create, fromJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { Value } from "@bufbuild/protobuf/wkt";
-import { type ToolCall, ToolCallSchema } from "../../../gen/agent/v1/tool_call_pb.ts";
+import { type ToolCall, ToolCallSchema } from "../../../../gen/agent/v1/tool_call_pb.ts";
 import {
   type ShellArgs,
   ShellArgsSchema,
   TimeoutBehavior,
-} from "../../../gen/agent/v1/exec_shell_pb.ts";
-import type { McpToolDefinition } from "../../../gen/agent/v1/mcp_pb.ts";
-import type { JsonValue, ToolSpec } from "./directive-plan.ts";
+} from "../../../../gen/agent/v1/exec_shell_pb.ts";
+import type { McpToolDefinition } from "../../../../gen/agent/v1/mcp_pb.ts";
+import type { JsonValue, ToolSpec } from "../plan/directive-plan.ts";
 
 /** Shell timeout the model asks for (ms). */
 export const SHELL_TIMEOUT_MS = 30_000;

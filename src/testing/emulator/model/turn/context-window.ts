@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { detail, RunFailure } from "../wire/connect-http.ts";
+import { detail, RunFailure } from "../../wire/connect-http.ts";
 import type { TurnState } from "./turn-state.ts";
 
 /**

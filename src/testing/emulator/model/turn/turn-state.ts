@@ -11,23 +11,23 @@ import {
   ConversationStateStructureSchema,
   type ConversationStep,
   ConversationStepSchema,
-} from "../../../gen/agent/v1/conversation_state_pb.ts";
-import { AgentServerMessageSchema } from "../../../gen/agent/v1/server_message_pb.ts";
-import type { InteractionUpdateSchema } from "../../../gen/agent/v1/interaction_update_pb.ts";
-import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
-import { bytesToHex, sha256 } from "../../../core/bytes.ts";
-import type { BlobChannel } from "../io/blob-channel.ts";
-import type { ConversationBlobs } from "../conversation/blob-cache.ts";
-import type { ResolvedModel } from "../catalog/catalog.ts";
+} from "../../../../gen/agent/v1/conversation_state_pb.ts";
+import { AgentServerMessageSchema } from "../../../../gen/agent/v1/server_message_pb.ts";
+import type { InteractionUpdateSchema } from "../../../../gen/agent/v1/interaction_update_pb.ts";
+import type { RequestContext } from "../../../../gen/agent/v1/request_context_pb.ts";
+import { bytesToHex, sha256 } from "../../../../core/bytes.ts";
+import type { BlobChannel } from "../../io/blob-channel.ts";
+import type { ConversationBlobs } from "../../conversation/blob-cache.ts";
+import type { ResolvedModel } from "../../catalog/catalog.ts";
 import type {
   CheckpointKind,
   ConversationEntry,
   Conversations,
-} from "../conversation/conversations.ts";
-import type { RunIo } from "../io/run-io.ts";
-import type { ToolEnv } from "./tool-run.ts";
-import type { FaultSpec } from "../faults/faults.ts";
-import type { ToolFaultPoint } from "./fault-directive.ts";
+} from "../../conversation/conversations.ts";
+import type { RunIo } from "../../io/run-io.ts";
+import type { ToolEnv } from "../tools/tool-run.ts";
+import type { FaultSpec } from "../../faults/faults.ts";
+import type { ToolFaultPoint } from "../plan/fault-directive.ts";
 import {
   buildCheckpoint,
   rootBytes,
@@ -35,8 +35,8 @@ import {
   type Transcript,
   turnBytes,
   type TurnEntry,
-} from "../conversation/transcript.ts";
-import { estimateTokens } from "../conversation/prompt-cache.ts";
+} from "../../conversation/transcript.ts";
+import { estimateTokens } from "../../conversation/prompt-cache.ts";
 
 /** The model call currently producing output. */
 export interface OpenCall {
@@ -54,7 +54,7 @@ export interface OpenCall {
  *
  * @example
  * ```ts
- * import { createEmulator, type ContextOverflowError } from "../../mod.ts";
+ * import { createEmulator, type ContextOverflowError } from "../../../mod.ts";
  *
  * const contextOverflow: ContextOverflowError = "max-tokens";
  * const emulator = await createEmulator({ contextOverflow });

@@ -1,9 +1,9 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type Harness, startHarness, TRANSPORTS } from "./support/harness.ts";
-import { driveTurn, newHostState, type TurnOutcome } from "./support/host.ts";
-import { ERROR_PRESETS } from "../../src/testing/mod.ts";
-import { openHttp2Run, openSseRun } from "./support/minimal-client.ts";
+import { type Harness, startHarness, TRANSPORTS } from "../../support/harness.ts";
+import { driveTurn, newHostState, type TurnOutcome } from "../../support/host.ts";
+import { ERROR_PRESETS } from "../../../../src/testing/mod.ts";
+import { openHttp2Run, openSseRun } from "../../support/minimal-client.ts";
 
 function endError(outcome: TurnOutcome) {
   assert.equal(outcome.end?.ok, false, "the Run ended with an error end-of-stream");

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { ConversationStateStructure } from "../../../gen/agent/v1/conversation_state_pb.ts";
-import type { ToolSpec } from "./directive-plan.ts";
-import { argsJson, toolName } from "./tool-display.ts";
+import type { ConversationStateStructure } from "../../../../gen/agent/v1/conversation_state_pb.ts";
+import type { ToolSpec } from "../plan/directive-plan.ts";
+import { argsJson, toolName } from "../tools/tool-display.ts";
 
 /** A tool call of a step, with its ids. */
 export interface PlannedCall {

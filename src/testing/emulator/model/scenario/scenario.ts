@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { FaultSpec } from "../faults/faults.ts";
-import type { PlanStep, ToolSpec } from "./directive-plan.ts";
-import type { ToolFaultPoint } from "./fault-directive.ts";
-import { parseDirectives } from "./directive-plan.ts";
+import type { FaultSpec } from "../../faults/faults.ts";
+import type { PlanStep, ToolSpec } from "../plan/directive-plan.ts";
+import type { ToolFaultPoint } from "../plan/fault-directive.ts";
+import { parseDirectives } from "../plan/directive-plan.ts";
 import { readRebuiltTurn } from "./continuation.ts";
-import { clip } from "../observe/log.ts";
-import { newestUserText } from "../../directives/directive-language.ts";
+import { clip } from "../../observe/log.ts";
+import { newestUserText } from "../../../directives/directive-language.ts";
 import { requestedSchema, sampleForSchema } from "./schema-answer.ts";
 
 /**
@@ -20,7 +20,7 @@ import { requestedSchema, sampleForSchema } from "./schema-answer.ts";
  *
  * @example
  * ```ts
- * import type { HistoryMessage } from "../../mod.ts";
+ * import type { HistoryMessage } from "../../../mod.ts";
  *
  * const message: HistoryMessage = { role: "user", text: "earlier question" };
  * console.assert(message.role === "user");
@@ -38,7 +38,7 @@ export interface HistoryMessage {
  *
  * @example
  * ```ts
- * import type { AdvertisedTool } from "../../mod.ts";
+ * import type { AdvertisedTool } from "../../../mod.ts";
  *
  * const tool: AdvertisedTool = { name: "opencode-bash", description: "Run", providerIdentifier: "opencode", toolName: "bash" };
  * console.assert(tool.name === `${tool.providerIdentifier}-${tool.toolName}`);
@@ -60,7 +60,7 @@ export interface AdvertisedTool {
  *
  * @example
  * ```ts
- * import type { ScenarioToolResult } from "../../mod.ts";
+ * import type { ScenarioToolResult } from "../../../mod.ts";
  *
  * const result: ScenarioToolResult = { toolCallId: "call_3f2a9c1e_1_0_0", ok: true, summary: "shell `ls` exited 0: a" };
  * console.assert(result.ok);
@@ -80,7 +80,7 @@ export interface ScenarioToolResult {
  *
  * @example
  * ```ts
- * import type { ScenarioContext } from "../../mod.ts";
+ * import type { ScenarioContext } from "../../../mod.ts";
  *
  * async function model(context: ScenarioContext): Promise<void> {
  *   const [result] = await context.tools([{ kind: "shell", command: "ls" }]);
@@ -160,7 +160,7 @@ export interface ScenarioContext {
  *
  * @example A scripted model
  * ```ts
- * import { startCursorEmulator, type Scenario } from "../../mod.ts";
+ * import { startCursorEmulator, type Scenario } from "../../../mod.ts";
  *
  * const scenario: Scenario = async (context) => {
  *   if (context.turn > 1) await context.text("Welcome back. ");
@@ -201,7 +201,7 @@ function* numberedChunks(count: number): Generator<string> {
  *
  * @example Wrapping the directive model
  * ```ts
- * import { directiveScenario, type Scenario } from "../../mod.ts";
+ * import { directiveScenario, type Scenario } from "../../../mod.ts";
  *
  * const scenario: Scenario = async (context) => {
  *   await context.text("[wrapped] ");

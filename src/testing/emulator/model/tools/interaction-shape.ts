@@ -12,7 +12,7 @@ import type {
   AskQuestionArgs,
   InteractionQuery,
   InteractionResponse,
-} from "../../../gen/agent/v1/interaction_query_pb.ts";
+} from "../../../../gen/agent/v1/interaction_query_pb.ts";
 
 /**
  * Finds what is wrong with an answer whose outer case already matches its query.
@@ -24,7 +24,7 @@ import type {
  * @example
  * ```ts
  * import { create } from "@bufbuild/protobuf";
- * import { InteractionQuerySchema, InteractionResponseSchema } from "../../../gen/agent/v1/interaction_query_pb.ts";
+ * import { InteractionQuerySchema, InteractionResponseSchema } from "../../../../gen/agent/v1/interaction_query_pb.ts";
  * import { interactionAnswerProblem } from "./interaction-shape.ts";
  *
  * const query = create(InteractionQuerySchema, { id: 1, query: { case: "switchModeRequestQuery", value: { args: { targetModeId: "plan" } } } });

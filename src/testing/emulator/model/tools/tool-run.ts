@@ -6,13 +6,13 @@
  * @module
  */
 import { clone, create } from "@bufbuild/protobuf";
-import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
+import type { InteractionResponse } from "../../../../gen/agent/v1/interaction_query_pb.ts";
 import {
   McpToolResultSchema,
   type ToolCall,
   ToolCallSchema,
-} from "../../../gen/agent/v1/tool_call_pb.ts";
-import type { ToolSpec } from "./directive-plan.ts";
+} from "../../../../gen/agent/v1/tool_call_pb.ts";
+import type { ToolSpec } from "../plan/directive-plan.ts";
 import { absolutePath, displayToolCall, findMcpTool, jsonArgs, shellArgs } from "./tool-display.ts";
 import {
   describeDecision,

@@ -15,8 +15,8 @@
  *
  * @module
  */
-import { parseDirectives, type PlanStep, type ToolSpec } from "./directive-plan.ts";
-import { quote, specLabel } from "./tool-summary.ts";
+import { parseDirectives, type PlanStep, type ToolSpec } from "../plan/directive-plan.ts";
+import { quote, specLabel } from "../tools/tool-summary.ts";
 
 /** One tool result of the history, as the model quotes it. */
 interface QuotedResult {

@@ -5,27 +5,27 @@
  * @module
  */
 import { create } from "@bufbuild/protobuf";
-import type { ToolCall } from "../../../gen/agent/v1/tool_call_pb.ts";
+import type { ToolCall } from "../../../../gen/agent/v1/tool_call_pb.ts";
 import {
   type ShellArgs,
   type ShellResult,
   ShellResultSchema,
-} from "../../../gen/agent/v1/exec_shell_pb.ts";
-import type { LsDirectoryTreeNode } from "../../../gen/agent/v1/request_context_pb.ts";
+} from "../../../../gen/agent/v1/exec_shell_pb.ts";
+import type { LsDirectoryTreeNode } from "../../../../gen/agent/v1/request_context_pb.ts";
 import type {
   GrepUnionResult,
   ReadResult,
   WriteResult,
-} from "../../../gen/agent/v1/exec_file_pb.ts";
+} from "../../../../gen/agent/v1/exec_file_pb.ts";
 import {
   EditResultSchema,
   McpToolResultSchema,
   ReadToolResultSchema,
-} from "../../../gen/agent/v1/tool_call_pb.ts";
-import type { ToolSpec } from "./directive-plan.ts";
+} from "../../../../gen/agent/v1/tool_call_pb.ts";
+import type { ToolSpec } from "../plan/directive-plan.ts";
 import { imageLabel } from "./image-bytes.ts";
-import type { InteractionResponse } from "../../../gen/agent/v1/interaction_query_pb.ts";
-import type { ExecOutcome } from "../io/replies.ts";
+import type { InteractionResponse } from "../../../../gen/agent/v1/interaction_query_pb.ts";
+import type { ExecOutcome } from "../../io/exec-replies.ts";
 
 /** What the model makes of a tool's outcome. */
 export interface OutcomeView {
