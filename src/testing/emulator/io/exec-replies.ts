@@ -12,6 +12,7 @@ import type { ShellResult } from "../../../gen/agent/v1/exec_shell_pb.ts";
 import { expectedExecResult } from "./exec-cases.ts";
 import type { RuleName } from "../observe/violations.ts";
 import type { RunVariants } from "../observe/records.ts";
+import { SandboxPolicy_Type } from "../../../gen/agent/v1/common_pb.ts";
 
 /** What a finished exec produced. */
 export interface ExecOutcome {
@@ -182,6 +183,10 @@ export class ExecReplies {
         "duplicate-reply",
         `Exec ${pending.id} sent ${event.case ?? "an event"} after its terminal event`,
       );
+    }
+    if (event.case === "start" && event.value.sandboxPolicy !== undefined) {
+      const type = event.value.sandboxPolicy.type;
+      this.#hooks.variant("sandboxPolicyType", SandboxPolicy_Type[type] ?? String(type));
     }
     if (event.case === "stdout" || event.case === "stderr") {
       shell[event.case] += event.value.data;

@@ -13,11 +13,6 @@ import { expectedInteractionResponse } from "./exec-cases.ts";
 import { type ExecHooks, type ExecOutcome, ExecReplies } from "./exec-replies.ts";
 import { LateCheck } from "./late-check.ts";
 import type { RuleName } from "../observe/violations.ts";
-<<<<<<< HEAD
-import type { RunVariants } from "../observe/records.ts";
-import { SandboxPolicy_Type } from "../../../gen/agent/v1/common_pb.ts";
-=======
->>>>>>> emustruct
 import { RunTerminated } from "./run-writer.ts";
 
 /** Callbacks into the Run. */
@@ -106,90 +101,7 @@ export class Replies {
 
   /** Handles an `exec_client_message`. */
   onExecMessage(message: ExecClientMessage): void {
-<<<<<<< HEAD
-    const pending = this.#execs.get(message.id);
-    if (pending === undefined) return this.#unknown("exec", message.id, this.#nextExec);
-    pending.lastActivity = this.#hooks.now();
-    if (message.localExecutionTimeMs !== undefined) {
-      pending.localExecutionTimeMs = Number(message.localExecutionTimeMs);
-      this.#hooks.variant("localExecutionTimeMs", true);
-    }
-    if (message.execId !== "") this.#hooks.variant("execIdEchoed", true);
-    const result = message.message;
-    if (pending.shell !== undefined) return this.#onShellFrame(pending, result);
-    if (pending.terminal) {
-      return this.#hooks.violation(
-        "duplicate-reply",
-        `Exec ${message.id} answered twice (${result.case ?? "unset"})`,
-      );
-    }
-    if (result.case !== pending.expected) {
-      return this.#hooks.violation(
-        "reply-case-mismatch",
-        `Exec ${message.id} (${pending.requestCase}) answered with ${
-          result.case ?? "no case"
-        }, expected ${pending.expected ?? "?"}`,
-      );
-    }
-    pending.result = result;
-    this.#terminal(pending);
-  }
-
-  #onShellFrame(pending: PendingExec, result: ExecClientMessage["message"]): void {
-    const shell = pending.shell ?? emptyShell();
-    if (result.case === "shellResult") {
-      if (shell.shellResult !== undefined) {
-        return this.#hooks.violation(
-          "duplicate-reply",
-          `Exec ${pending.id} sent shell_result twice`,
-        );
-      }
-      shell.shellResult = result.value;
-      pending.result = result;
-      this.#hooks.variant(
-        "shellTerminal",
-        shell.terminal === undefined ? "shell_result" : "exit+shell_result",
-      );
-      if (shell.terminal === undefined) shell.terminal = "shell_result";
-      if (!pending.terminal) this.#terminal(pending);
-      return;
-    }
-    if (result.case !== "shellStream") {
-      return this.#hooks.violation(
-        "reply-case-mismatch",
-        `Exec ${pending.id} (shellStreamArgs) answered with ${
-          result.case ?? "no case"
-        }, expected shellStream`,
-      );
-    }
-    const event = result.value.event;
-    if (pending.terminal) {
-      return this.#hooks.violation(
-        "duplicate-reply",
-        `Exec ${pending.id} sent ${event.case ?? "an event"} after its terminal event`,
-      );
-    }
-    if (event.case === "start" && event.value.sandboxPolicy !== undefined) {
-      const type = event.value.sandboxPolicy.type;
-      this.#hooks.variant("sandboxPolicyType", SandboxPolicy_Type[type] ?? String(type));
-    }
-    if (event.case === "stdout" || event.case === "stderr") {
-      shell[event.case] += event.value.data;
-      this.#hooks.shellOutput(pending.id, event.case, event.value.data);
-      return;
-    }
-    if (event.case === undefined || !SHELL_TERMINALS.has(event.case)) return;
-    shell.terminal = event.case;
-    if (event.case === "exit") {
-      shell.exitCode = event.value.code;
-      shell.aborted = event.value.aborted;
-      shell.exitExecutionTimeMs = event.value.localExecutionTimeMs;
-    }
-    this.#hooks.variant("shellTerminal", "exit");
-    this.#terminal(pending);
-=======
     this.#execs.onMessage(message);
->>>>>>> emustruct
   }
 
   /** Handles an `exec_client_control_message`. */
