@@ -22,5 +22,5 @@
 export {
   createMemorySnapshotStore,
   type MemorySnapshotStoreOptions,
-} from "../src/session/snapshot-store.ts";
+} from "../src/snapshot/store.ts";
 export type * from "../src/provider/public-snapshot-types.ts";

@@ -25,9 +25,9 @@ import { decodeBidiAppend } from "../../src/protocol/bidi-append.ts";
 import { createCursor } from "../../node.ts";
 import { startCursorEmulator } from "../../src/testing/mod.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
-import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
-import { createConversationStore } from "../../src/session/conversation-store.ts";
-import { restoreConversation } from "../../src/session/snapshot-persistence.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createConversationStore } from "../../src/conversation/conversation-store.ts";
+import { restoreConversation } from "../../src/snapshot/persistence.ts";
 
 const SESSION_TURNS = 12;
 const LONG_TURNS = 200;

@@ -21,8 +21,8 @@ import { AgentRunRequestSchema } from "../../src/gen/agent/v1/run_request_pb.ts"
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { encodeRunRequestMessage } from "../../src/protocol/run-request-bytes.ts";
 import { silentLogger } from "../../src/core/logger.ts";
-import { AgentRun } from "../../src/session/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
+import { AgentRun } from "../../src/agent-run/agent-run.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
 import type { AgentRunStream, AgentTransport } from "../../src/transport/agent-transport.ts";
 import { createSseTransport } from "../../src/transport/sse-transport.ts";
 import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";

@@ -5,8 +5,8 @@
  */
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
-import type { WorkspaceFacts } from "../session/request-context.ts";
-import type { ConversationSnapshotStore } from "../session/snapshot-store.ts";
+import type { WorkspaceFacts } from "../agent-run/request-context.ts";
+import type { ConversationSnapshotStore } from "../snapshot/store.ts";
 import type { CliBackendSettings } from "./cli/cli-backend.ts";
 import type { ImageStaging } from "./direct/tools/media/image-save.ts";
 

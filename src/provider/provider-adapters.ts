@@ -6,9 +6,9 @@
  */
 import type { DebugLogger } from "../core/logger.ts";
 import type { AgentTransport } from "../transport/agent-transport.ts";
-import type { WorkspaceFacts } from "../session/request-context.ts";
-import type { GitRunner } from "../session/git-facts.ts";
-import type { ConversationSnapshotStore } from "../session/snapshot-store.ts";
+import type { WorkspaceFacts } from "../agent-run/request-context.ts";
+import type { GitRunner } from "../agent-run/git-facts.ts";
+import type { ConversationSnapshotStore } from "../snapshot/store.ts";
 import type { ProcessRunner } from "../cli/process-runner.ts";
 import type { ResumeCacheFile } from "./cli/resume-persistence.ts";
 import type { ImageStaging } from "./direct/tools/media/image-save.ts";

@@ -25,7 +25,7 @@ export type {
 } from "../transport/agent-transport.ts";
 export type { Frame } from "../transport/frame-stream.ts";
 export type { EndStream } from "../protocol/end-stream.ts";
-export type { WorkspaceFacts } from "../session/request-context.ts";
+export type { WorkspaceFacts } from "../agent-run/request-context.ts";
 export type { ImageStaging, StagedImage } from "./direct/tools/media/image-save.ts";
 export type { CliBackendSettings } from "./cli/cli-backend.ts";
 export type { CursorAgentPermissions } from "../cli/argv.ts";

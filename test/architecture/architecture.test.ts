@@ -47,7 +47,7 @@ describe("architecture", () => {
   });
 
   it("rejects Deno and Bun globals in the core", () => {
-    assert.equal(checkFile("src/session/x.ts", "const a = Deno.env.get('X');\n").length, 1);
+    assert.equal(checkFile("src/agent-run/x.ts", "const a = Deno.env.get('X');\n").length, 1);
     assert.equal(checkFile("src/provider/x.ts", "const b = Bun.file('x');\n").length, 1);
   });
 
@@ -79,7 +79,7 @@ describe("architecture", () => {
       1,
     );
     assert.match(
-      checkFile("src/session/x.ts", 'import { createClient } from "redis";\n')[0]?.message ?? "",
+      checkFile("src/agent-run/x.ts", 'import { createClient } from "redis";\n')[0]?.message ?? "",
       /optional peer "redis"/,
     );
     assert.deepEqual(
@@ -93,9 +93,12 @@ describe("architecture", () => {
   });
 
   it("rejects imports that go up a layer", () => {
-    const found = checkFile("src/protocol/x.ts", 'import { y } from "../session/y.ts";\n');
+    const found = checkFile("src/protocol/x.ts", 'import { y } from "../agent-run/y.ts";\n');
     assert.equal(found.length, 1);
-    assert.match(found[0]?.message ?? "", /layer src\/protocol imports higher layer src\/session/);
+    assert.match(
+      found[0]?.message ?? "",
+      /layer src\/protocol imports higher layer src\/agent-run/,
+    );
     assert.equal(checkFile("src/core/x.ts", 'export { y } from "../provider/y.ts";\n').length, 1);
     assert.equal(
       checkFile("src/provider/x.ts", 'const m = await import("../../plugin/x.ts");\n').length,

@@ -70,16 +70,16 @@ describe("architecture: negative samples", () => {
   it("finds a cycle, a type-only one included, and a module importing itself", () => {
     const cycles = findCycles(
       new Map([
-        ["src/session/a.ts", 'import type { B } from "./b.ts";\n'],
-        ["src/session/b.ts", 'import { c } from "./c.ts";\n'],
-        ["src/session/c.ts", 'export type { A } from "./a.ts";\n'],
+        ["src/snapshot/a.ts", 'import type { B } from "./b.ts";\n'],
+        ["src/snapshot/b.ts", 'import { c } from "./c.ts";\n'],
+        ["src/snapshot/c.ts", 'export type { A } from "./a.ts";\n'],
         ["src/core/self.ts", 'import { x } from "./self.ts";\n'],
         ["src/core/leaf.ts", "export const leaf = 1;\n"],
       ]),
     );
     assert.deepEqual(cycles, [
       ["src/core/self.ts", "src/core/self.ts"],
-      ["src/session/a.ts", "src/session/b.ts", "src/session/c.ts", "src/session/a.ts"],
+      ["src/snapshot/a.ts", "src/snapshot/b.ts", "src/snapshot/c.ts", "src/snapshot/a.ts"],
     ]);
   });
 
@@ -113,8 +113,8 @@ describe("architecture: negative samples", () => {
 
   it("rejects imports between different layers of the same rank", () => {
     assert.match(
-      placement("src/catalog/x.ts", 'import { y } from "../session/y.ts";\n')[0] ?? "",
-      /layer src\/catalog imports same-rank layer src\/session/,
+      placement("src/catalog/x.ts", 'import { y } from "../agent-run/y.ts";\n')[0] ?? "",
+      /layer src\/catalog imports same-rank layer src\/agent-run/,
     );
     assert.equal(placement("src/transport/x.ts", 'import { y } from "../auth/y.ts";\n').length, 1);
     assert.deepEqual(placement("src/protocol/x.ts", 'import { y } from "../gen/y_pb.ts";\n'), []);
@@ -130,8 +130,8 @@ describe("architecture: negative samples", () => {
       /core imports npm package "@bufbuild\/protobuf"/,
     );
     assert.match(
-      placement("src/session/x.ts", 'import type { T } from "@ai-sdk/provider";\n')[0] ?? "",
-      /layer src\/session imports "@ai-sdk\/provider", allowed from rank 4 up/,
+      placement("src/agent-run/x.ts", 'import type { T } from "@ai-sdk/provider";\n')[0] ?? "",
+      /layer src\/agent-run imports "@ai-sdk\/provider", allowed from rank 4 up/,
     );
     assert.equal(
       placement("src/transport/x.ts", 'export type { T } from "@ai-sdk/provider";\n').length,
@@ -150,7 +150,7 @@ describe("architecture: negative samples", () => {
 
   it("keeps scripts and tests out of the product, and tests out of scripts", () => {
     assert.match(
-      placement("src/session/x.ts", 'import { h } from "../../test/support/h.ts";\n')[0] ?? "",
+      placement("src/agent-run/x.ts", 'import { h } from "../../test/support/h.ts";\n')[0] ?? "",
       /product code imports test\//,
     );
     assert.match(
@@ -161,7 +161,7 @@ describe("architecture: negative samples", () => {
       placement("scripts/bench/x.ts", 'import { h } from "../../test/support/h.ts";\n')[0] ?? "",
       /a script imports test\//,
     );
-    assert.deepEqual(placement("scripts/x.ts", 'import { a } from "../src/session/a.ts";\n'), []);
+    assert.deepEqual(placement("scripts/x.ts", 'import { a } from "../src/agent-run/a.ts";\n'), []);
     assert.deepEqual(placement("test/x.test.ts", 'import { a } from "../src/core/a.ts";\n'), []);
     assert.deepEqual(placement("test/x.test.ts", 'import { b } from "../scripts/lib/b.ts";\n'), []);
   });

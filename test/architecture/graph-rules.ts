@@ -15,6 +15,9 @@ import { LAYER_RANKS, layerOf, type Violation } from "./layers.ts";
 export const SAME_RANK_ALLOWED: readonly (readonly [string, string])[] = [
   ["src/protocol", "src/gen"],
   ["src/auth", "src/transport"],
+  ["src/conversation", "src/agent-run"],
+  ["src/snapshot", "src/agent-run"],
+  ["src/snapshot", "src/conversation"],
 ];
 
 /** Folders under src/provider that every backend folder may import (shared, not a backend). */

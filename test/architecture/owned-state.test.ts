@@ -29,7 +29,7 @@ describe("owned state", () => {
   });
 
   it("an outside assignment to conversation state does not compile; its transition does", () => {
-    const header = 'import { Conversation } from "../src/session/conversation.ts";\n' +
+    const header = 'import { Conversation } from "../src/conversation/conversation.ts";\n' +
       'const conversation = new Conversation<never>("ses", "c-1", "c-1", 0);\n';
     const outside = compileSample(
       ROOT,

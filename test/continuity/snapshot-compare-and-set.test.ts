@@ -13,7 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
-import { createMemorySnapshotStore } from "../../src/session/snapshot-store.ts";
+import { createMemorySnapshotStore } from "../../src/snapshot/store.ts";
 import { defineSnapshotStoreContract } from "../support/snapshot-store-contract.ts";
 
 const INCREMENTER = process.env.SNAPSHOT_INCREMENTER_ID;

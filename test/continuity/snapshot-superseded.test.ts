@@ -7,8 +7,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { generateText } from "ai";
-import { createMemorySnapshotStore } from "../../src/session/snapshot-store.ts";
-import { snapshotStoreKey } from "../../src/session/snapshot-persistence.ts";
+import { createMemorySnapshotStore } from "../../src/snapshot/store.ts";
+import { snapshotStoreKey } from "../../src/snapshot/persistence.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 
 describe("a newer snapshot this instance cannot restore", () => {

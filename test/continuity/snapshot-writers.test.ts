@@ -12,11 +12,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
-import {
-  decodeSnapshot,
-  encodeSnapshot,
-  snapshotMessage,
-} from "../../src/session/snapshot-codec.ts";
+import { decodeSnapshot, encodeSnapshot, snapshotMessage } from "../../src/snapshot/codec.ts";
 
 const WRITER = process.env.SNAPSHOT_WRITER_ID;
 const ROUNDS = 40;

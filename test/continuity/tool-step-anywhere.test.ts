@@ -16,9 +16,9 @@ import { createMemoryLogger } from "../../src/core/logger.ts";
 import {
   type ConversationSnapshotStore,
   createMemorySnapshotStore,
-} from "../../src/session/snapshot-store.ts";
+} from "../../src/snapshot/store.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
-import { decodeSnapshot, encodeSnapshot } from "../../src/session/snapshot-codec.ts";
+import { decodeSnapshot, encodeSnapshot } from "../../src/snapshot/codec.ts";
 import type { ConversationSnapshot } from "../../src/gen/provider/v1/conversation_snapshot_pb.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";

@@ -6,8 +6,8 @@ import { silentLogger } from "../../src/core/logger.ts";
 import { AgentClientMessageSchema } from "../../src/gen/agent/v1/client_message_pb.ts";
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { AgentServerMessageSchema } from "../../src/gen/agent/v1/server_message_pb.ts";
-import { AgentRun } from "../../src/session/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
+import { AgentRun } from "../../src/agent-run/agent-run.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
 import type { AgentRunStream } from "../../src/transport/agent-transport.ts";
 import type { Frame } from "../../src/transport/frame-stream.ts";
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { RunActivity } from "../../src/session/run-dispatch.ts";
-import type { TurnCounters } from "../../src/session/run-events.ts";
+import type { RunActivity } from "../../src/agent-run/run-dispatch.ts";
+import type { TurnCounters } from "../../src/agent-run/run-events.ts";
 import { buildFinish, type FinishContext } from "../../src/provider/direct/run/finish.ts";
 import { formatDiagnostic } from "../../src/provider/direct/diagnostics/format.ts";
 import { createRunStreamState } from "../../src/provider/direct/run/run-stream.ts";

@@ -7,7 +7,7 @@ import {
   resolveDerivedKey,
 } from "../../src/provider/direct/conversation/derived-conversation.ts";
 import { promptDigests } from "../../src/provider/direct/conversation/history.ts";
-import { Conversation } from "../../src/session/conversation.ts";
+import { Conversation } from "../../src/conversation/conversation.ts";
 
 const user = (text: string) => ({
   role: "user" as const,

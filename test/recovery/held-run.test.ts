@@ -12,8 +12,8 @@ import { createMemoryLogger } from "../../src/core/logger.ts";
 import {
   type ConversationSnapshotStore,
   createMemorySnapshotStore,
-} from "../../src/session/snapshot-store.ts";
-import { decodeSnapshot, encodeSnapshot } from "../../src/session/snapshot-codec.ts";
+} from "../../src/snapshot/store.ts";
+import { decodeSnapshot, encodeSnapshot } from "../../src/snapshot/codec.ts";
 import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { complete, declaredBash, firstStep, lastModelContext, user } from "./support.ts";

@@ -7,7 +7,7 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, type ModelMessage } from "ai";
-import type { ConversationSnapshotStore } from "../../src/session/snapshot-store.ts";
+import type { ConversationSnapshotStore } from "../../src/snapshot/store.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { emulatorProvider, withEmulator } from "./emulator.ts";
 

@@ -6,7 +6,7 @@
  */
 import { it } from "node:test";
 import assert from "node:assert/strict";
-import type { ConversationSnapshotStore } from "../../src/session/snapshot-store.ts";
+import type { ConversationSnapshotStore } from "../../src/snapshot/store.ts";
 import { seededRandom } from "./random.ts";
 
 /** Bytes of every value 0–255 in a random order: 700 KB, above Deno KV's 64 KiB values. */

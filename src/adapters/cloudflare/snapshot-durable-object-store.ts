@@ -8,12 +8,8 @@
  * @module
  */
 import { CursorError } from "../../core/cursor-error.ts";
-import type {
-  SnapshotRead,
-  SnapshotWrite,
-  VersionedSnapshotStore,
-} from "../../session/snapshot-store.ts";
-import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
+import type { SnapshotRead, SnapshotWrite, VersionedSnapshotStore } from "../../snapshot/store.ts";
+import { SNAPSHOT_LIFETIME_MS } from "../../snapshot/persistence.ts";
 import { DURABLE_OBJECT_SNAPSHOT_MAX_VALUE_BYTES } from "./snapshot-durable-object.ts";
 import {
   BOUND_HEADER,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { versionMatches } from "../../session/snapshot-store.ts";
+import { versionMatches } from "../../snapshot/store.ts";
 import {
   BOUND_HEADER,
   CONDITION_HEADER,

@@ -11,12 +11,8 @@
  * @module
  */
 import { CursorError } from "../../core/cursor-error.ts";
-import type {
-  SnapshotRead,
-  SnapshotWrite,
-  VersionedSnapshotStore,
-} from "../../session/snapshot-store.ts";
-import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
+import type { SnapshotRead, SnapshotWrite, VersionedSnapshotStore } from "../../snapshot/store.ts";
+import { SNAPSHOT_LIFETIME_MS } from "../../snapshot/persistence.ts";
 
 /** A Deno KV key. */
 export type KvKeyLike = readonly (string | number | bigint | boolean | Uint8Array)[];

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { hostname, networkInterfaces, release, type as osType } from "node:os";
 import process from "node:process";
 import { sha256Hex } from "../../core/bytes.ts";
-import type { WorkspaceFacts } from "../../session/request-context.ts";
+import type { WorkspaceFacts } from "../../agent-run/request-context.ts";
 
 const MACHINE_ID_FILES = ["/etc/machine-id", "/var/lib/dbus/machine-id"];
 

@@ -20,7 +20,7 @@ import {
   type SnapshotWrite,
   type VersionedSnapshotStore,
   versionMatches,
-} from "../../session/snapshot-store.ts";
+} from "../../snapshot/store.ts";
 import { withFileLock } from "./file-lock.ts";
 import { bytesToHex } from "../../core/bytes.ts";
 import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";

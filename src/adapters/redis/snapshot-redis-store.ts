@@ -12,12 +12,8 @@
 import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { CursorError } from "../../core/cursor-error.ts";
-import type {
-  SnapshotRead,
-  SnapshotWrite,
-  VersionedSnapshotStore,
-} from "../../session/snapshot-store.ts";
-import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
+import type { SnapshotRead, SnapshotWrite, VersionedSnapshotStore } from "../../snapshot/store.ts";
+import { SNAPSHOT_LIFETIME_MS } from "../../snapshot/persistence.ts";
 import { COMPARE_AND_SET_SCRIPT, compareAndSetCondition } from "../redis-script/compare-and-set.ts";
 
 /** The part of a `redis` (node-redis 5 or later) client this store uses. */

@@ -11,12 +11,8 @@
  */
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import { CursorError } from "../../core/cursor-error.ts";
-import type {
-  SnapshotRead,
-  SnapshotWrite,
-  VersionedSnapshotStore,
-} from "../../session/snapshot-store.ts";
-import { SNAPSHOT_LIFETIME_MS } from "../../session/snapshot-persistence.ts";
+import type { SnapshotRead, SnapshotWrite, VersionedSnapshotStore } from "../../snapshot/store.ts";
+import { SNAPSHOT_LIFETIME_MS } from "../../snapshot/persistence.ts";
 import { COMPARE_AND_SET_SCRIPT, compareAndSetCondition } from "../redis-script/compare-and-set.ts";
 
 /** Options for {@link createUpstashSnapshotStore}. */

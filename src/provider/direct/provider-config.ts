@@ -22,22 +22,19 @@ import type { AgentTransport, RunCredentials } from "../../transport/agent-trans
 import { fetchServerConfig, type ServerConfig } from "../../transport/server-config.ts";
 import { createSseTransport } from "../../transport/sse-transport.ts";
 import { createTransportChoice } from "../../transport/transport-choice.ts";
-import { type BlobStore, createMemoryBlobStore } from "../../session/blob-store.ts";
-import type { WorkspaceFacts } from "../../session/request-context.ts";
+import { type BlobStore, createMemoryBlobStore } from "../../agent-run/blob-store.ts";
+import type { WorkspaceFacts } from "../../agent-run/request-context.ts";
 import {
   type ConversationStore,
   createConversationStore,
-} from "../../session/conversation-store.ts";
-import {
-  type ConversationSnapshotStore,
-  createMemorySnapshotStore,
-} from "../../session/snapshot-store.ts";
+} from "../../conversation/conversation-store.ts";
+import { type ConversationSnapshotStore, createMemorySnapshotStore } from "../../snapshot/store.ts";
 import type { ActiveTurn } from "./run/active-turn.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { createWorkspaceGit, type WorkspaceGit } from "./conversation/workspace-git.ts";
 import type { UsageMode } from "./diagnostics/events.ts";
 import { type BillingBook, createBillingBook, interruptRun } from "./billing/turn-billing.ts";
-import { createRetryLedger, type RetryLedger } from "../../session/retry-budget.ts";
+import { createRetryLedger, type RetryLedger } from "../../conversation/retry-budget.ts";
 import type { ProviderAdapters } from "../provider-adapters.ts";
 import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../cursor-settings.ts";
 import type { ImageStaging } from "./tools/media/image-save.ts";

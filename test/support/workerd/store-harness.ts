@@ -8,7 +8,7 @@ import type {
   SnapshotRead,
   SnapshotWrite,
   VersionedSnapshotStore,
-} from "../../../src/session/snapshot-store.ts";
+} from "../../../src/snapshot/store.ts";
 import { bundleWorker, COMPATIBILITY_DATE, startWorkerd, type Workerd } from "./miniflare.ts";
 import type { HarnessCall } from "./store-harness.worker.ts";
 

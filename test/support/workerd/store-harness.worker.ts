@@ -16,7 +16,7 @@ import {
   type DurableObjectStateLike,
   type DurableObjectStorageLike,
 } from "../../../stores/cloudflare.ts";
-import type { SnapshotWriteOptions } from "../../../src/session/snapshot-store.ts";
+import type { SnapshotWriteOptions } from "../../../src/snapshot/store.ts";
 
 export { CursorSnapshotObject };
 

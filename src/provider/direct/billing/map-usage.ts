@@ -13,7 +13,7 @@
  * @module
  */
 import type { JSONObject, LanguageModelV3Usage } from "@ai-sdk/provider";
-import type { TurnCounters } from "../../../session/run-events.ts";
+import type { TurnCounters } from "../../../agent-run/run-events.ts";
 
 /** Where the occupancy numbers came from. */
 export type UsageSource = "checkpoint-current-run" | "checkpoint-previous-turn" | "unavailable";

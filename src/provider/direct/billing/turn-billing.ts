@@ -19,7 +19,7 @@ import {
 } from "../../../billing/ledger.ts";
 import { lookupPrice, type PriceParameter } from "../../../billing/price-lookup.ts";
 import { runRealCost, stepEstimateCost } from "../../../billing/step-cost.ts";
-import type { TurnCounters } from "../../../session/run-events.ts";
+import type { TurnCounters } from "../../../agent-run/run-events.ts";
 
 /** Most sessions whose ledgers are kept (the oldest is dropped first). */
 const MAX_LEDGERS = 256;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { AdvertisedTool } from "../../../session/request-context.ts";
+import type { AdvertisedTool } from "../../../agent-run/request-context.ts";
 import type { HostTools } from "../tools/host-tools.ts";
 
 /**

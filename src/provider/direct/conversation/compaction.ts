@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { HostTools } from "../tools/host-tools.ts";

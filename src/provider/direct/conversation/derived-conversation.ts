@@ -10,7 +10,7 @@
  * @module
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import { forkKey } from "../call/derived-key.ts";
 import { promptDigests, relateHistory } from "./history.ts";
 

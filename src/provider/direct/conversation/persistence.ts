@@ -7,12 +7,12 @@
  * @module
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import {
   captureConversation,
   restoreConversation,
   snapshotStoreKey,
-} from "../../../session/snapshot-persistence.ts";
+} from "../../../snapshot/persistence.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 

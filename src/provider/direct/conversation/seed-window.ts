@@ -7,7 +7,7 @@
  * @module
  */
 import { type CatalogModel, parseContextTokens } from "../../../catalog/catalog-model.ts";
-import type { ConversationStore } from "../../../session/conversation-store.ts";
+import type { ConversationStore } from "../../../conversation/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import type { ModelSelection } from "../call/model-options.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
-import type { AdvertisedSkill } from "../../../session/request-context.ts";
+import type { AdvertisedSkill } from "../../../agent-run/request-context.ts";
 
 const BLOCK = /<available_skills>([\s\S]*?)<\/available_skills>/;
 const SKILL = /<skill>([\s\S]*?)<\/skill>/g;

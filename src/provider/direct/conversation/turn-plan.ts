@@ -6,7 +6,7 @@
  * @module
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import type { Conversation, ConversationStore } from "../../../session/conversation-store.ts";
+import type { Conversation, ConversationStore } from "../../../conversation/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import { relateHistory, renderHistoryForReseed } from "./history-seed.ts";

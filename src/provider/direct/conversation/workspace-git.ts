@@ -13,7 +13,7 @@ import {
   GIT_TIMEOUT_MS,
   type GitFacts,
   type GitRunner,
-} from "../../../session/git-facts.ts";
+} from "../../../agent-run/git-facts.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 
 /** How long a discovery serves later builds. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn, StartFacts } from "../run/active-turn.ts";
 import type { UsageMode } from "./events.ts";

@@ -13,7 +13,7 @@ import type {
   UsageValidationEvent,
 } from "./events.ts";
 import type { PassContext } from "./pass-context.ts";
-import { SYSTEM_RULE_PATH } from "../../../session/request-context.ts";
+import { SYSTEM_RULE_PATH } from "../../../agent-run/request-context.ts";
 import { toolsCategoryChurn } from "../conversation/capability-epoch.ts";
 
 /** Inputs of {@link turnDiagnostics}. */

@@ -15,7 +15,7 @@ import {
   InteractionResponseSchema,
   type SwitchModeArgs,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
-import { declineInteraction } from "../../../session/interactions.ts";
+import { declineInteraction } from "../../../agent-run/query-routing.ts";
 import { type HostQuestion, questionTool, readAnswers } from "./question-tool.ts";
 import { ruleBlock, type SessionRules } from "./session-rules.ts";
 import { createPlan } from "./plan-review.ts";

@@ -12,7 +12,7 @@ import type {
   InteractionQuery,
   InteractionResponse,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
-import { declineInteraction } from "../../../session/interactions.ts";
+import { declineInteraction } from "../../../agent-run/query-routing.ts";
 import type { ToolResultText } from "../tools/tool-result-text.ts";
 import { bridgeInteraction } from "./interaction-bridge.ts";
 import { bridgeSurfaceQuery } from "../tools/surface-queries.ts";

@@ -17,7 +17,7 @@ import type { ImageStaging } from "../tools/media/image-save.ts";
 import { InteractionRelay, type PendingInteraction } from "./interaction-relay.ts";
 import type { ApprovedPlan, InteractionContext, InteractionEffects } from "./interaction-step.ts";
 import type { SessionRules } from "./session-rules.ts";
-import type { TurnCounters } from "../../../session/run-events.ts";
+import type { TurnCounters } from "../../../agent-run/run-events.ts";
 
 /** What the interactions need from their turn. */
 export interface TurnInteractionsOptions {

@@ -8,8 +8,8 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../../core/cursor-error.ts";
-import type { RetryAllowance } from "../../../session/recovery-guard.ts";
-import { type RetryBudget, retryKindOf } from "../../../session/retry-budget.ts";
+import type { RetryAllowance } from "../../../conversation/recovery-guard.ts";
+import { type RetryBudget, retryKindOf } from "../../../conversation/retry-budget.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 
 /**

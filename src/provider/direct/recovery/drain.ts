@@ -9,7 +9,7 @@
  */
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../../core/logger.ts";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { promptDigests } from "../conversation/history.ts";
 import type { HostTools } from "../tools/host-tools.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import { CursorError } from "../../../core/cursor-error.ts";
-import { createTurnAllowance, type RetryAllowance } from "../../../session/recovery-guard.ts";
+import { createTurnAllowance, type RetryAllowance } from "../../../conversation/recovery-guard.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { heldRunFailure, logRebase, logRunInterrupted } from "./lines.ts";
@@ -25,7 +25,7 @@ import { finalAtBarrier, type RebuildInputs, rebuildRun } from "./rebuild.ts";
 import { type ResumeInputs, resumeRun, sleepUnlessAborted, spentRetries } from "./resume.ts";
 import type { PreparedRun, RunInputs } from "../run/run-opener.ts";
 import type { TurnStreamContext } from "../run/turn-stream.ts";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 
 /** The hook a turn stream calls when its Run fails. */
 type Recover = NonNullable<TurnStreamContext["recover"]>;

@@ -12,8 +12,8 @@ import {
   MAX_INLINE_WAIT_MS,
   type ReplayBarrier,
   replayDelayMs,
-} from "../../../session/recovery-guard.ts";
-import { type RetryKind, retryKindOf } from "../../../session/retry-budget.ts";
+} from "../../../conversation/recovery-guard.ts";
+import { type RetryKind, retryKindOf } from "../../../conversation/retry-budget.ts";
 
 /**
  * How the turn began: a user message on a new Run, or a Run held for tool results that

@@ -14,7 +14,7 @@ import { emitDiagnostic } from "../diagnostics/format.ts";
 import { logRebase } from "./lines.ts";
 import type { RebuildBarrier } from "./policy.ts";
 import { type PreparedRun, prepareRun, type RunInputs } from "../run/run-opener.ts";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { renderHistoryForReseed } from "../conversation/history-seed.ts";
 import type { TurnPlan } from "../conversation/turn-plan.ts";

@@ -10,8 +10,8 @@
  * @module
  */
 import { CursorError } from "../../../core/cursor-error.ts";
-import type { MaterializedRequestContext } from "../../../session/request-context.ts";
-import { RESUMES_WITHOUT_CHECKPOINT_LIMIT } from "../../../session/checkpoint-eligibility.ts";
+import type { MaterializedRequestContext } from "../../../agent-run/request-context.ts";
+import { RESUMES_WITHOUT_CHECKPOINT_LIMIT } from "../../../conversation/checkpoint-eligibility.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";

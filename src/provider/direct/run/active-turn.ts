@@ -12,10 +12,10 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../../core/logger.ts";
-import type { AgentRun } from "../../../session/agent-run.ts";
-import type { RunEvent, TurnCounters } from "../../../session/run-events.ts";
-import { ReplayGuard } from "../../../session/recovery-guard.ts";
-import { CheckpointEligibility } from "../../../session/checkpoint-eligibility.ts";
+import type { AgentRun } from "../../../agent-run/agent-run.ts";
+import type { RunEvent, TurnCounters } from "../../../agent-run/run-events.ts";
+import { ReplayGuard } from "../../../conversation/recovery-guard.ts";
+import { CheckpointEligibility } from "../../../conversation/checkpoint-eligibility.ts";
 import {
   closeOpenParts,
   createRunStreamState,
@@ -27,7 +27,7 @@ import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { TurnInteractions } from "../interactions/turn-interactions.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
 import { HostToolCalls, type ReissueBatch } from "./host-tool-calls.ts";
-import type { PendingStep } from "../../../session/conversation.ts";
+import type { PendingStep } from "../../../conversation/conversation.ts";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ConversationStateStructureSchema } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "./active-turn.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";

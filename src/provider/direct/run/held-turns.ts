@@ -7,7 +7,7 @@
  * @module
  */
 import type { SharedV3Warning } from "@ai-sdk/provider";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { CallRequest } from "../call/call-request.ts";
 import type { ImageGate } from "../call/image-gate.ts";
 import { persistWhenDone } from "../conversation/persistence.ts";

@@ -13,7 +13,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../../core/logger.ts";
 import { CursorError } from "../../../core/cursor-error.ts";
-import type { AgentRun } from "../../../session/agent-run.ts";
+import type { AgentRun } from "../../../agent-run/agent-run.ts";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../../gen/agent/v1/common_pb.ts";
 import type { TaskArgs } from "../../../gen/agent/v1/tool_call_pb.ts";
@@ -30,8 +30,8 @@ import { TurnInteractions } from "../interactions/turn-interactions.ts";
 import { withRuleReminder } from "../interactions/rule-reminder.ts";
 import { parseProbe, type RawFile } from "../tools/files/raw-file.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
-import { callIdOf } from "../../../session/checkpoint-eligibility.ts";
-import type { PendingStepCall } from "../../../session/conversation.ts";
+import { callIdOf } from "../../../conversation/checkpoint-eligibility.ts";
+import type { PendingStepCall } from "../../../conversation/conversation.ts";
 
 /**
  * The host's results for a batch Cursor re-issues on a continued Run (ADR 190), by

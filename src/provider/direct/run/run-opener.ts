@@ -11,16 +11,16 @@ import { type PreFetchedBlob, PreFetchedBlobSchema } from "../../../gen/agent/v1
 import { CursorError } from "../../../core/cursor-error.ts";
 import { encodeRunRequestMessage } from "../../../protocol/run-request-bytes.ts";
 import { buildRunDescriptors } from "../../../protocol/run-descriptors.ts";
-import { AgentRun } from "../../../session/agent-run.ts";
+import { AgentRun } from "../../../agent-run/agent-run.ts";
 import {
   type MaterializedRequestContext,
   materializeRequestContext,
   requestContextKey,
-} from "../../../session/request-context.ts";
-import { buildResumeRequest, buildUserTurnRequest } from "../../../session/run-request.ts";
+} from "../../../agent-run/request-context.ts";
+import { buildResumeRequest, buildUserTurnRequest } from "../../../agent-run/run-request.ts";
 import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
-import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../../session/blob-push.ts";
-import { buildExecutePlanRequest } from "../../../session/interactions.ts";
+import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../../agent-run/blob-push.ts";
+import { buildExecutePlanRequest } from "../../../agent-run/query-routing.ts";
 import { AgentMode } from "../../../gen/agent/v1/common_pb.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";

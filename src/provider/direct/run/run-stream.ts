@@ -5,7 +5,7 @@
  * @module
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { RunEvent, TurnCounters } from "../../../session/run-events.ts";
+import type { RunEvent, TurnCounters } from "../../../agent-run/run-events.ts";
 
 /** State the mapper keeps across events of one stream. */
 export interface RunStreamState {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { Conversation } from "../../../session/conversation-store.ts";
+import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { CallRequest } from "../call/call-request.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import type { ModelSelection } from "../call/model-options.ts";

@@ -6,13 +6,13 @@ import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { bytesToHex } from "../../src/core/bytes.ts";
 import { classifyServerMessage } from "../../src/protocol/server-message.ts";
-import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
 import {
   type ClientMessageInit,
   createRunActivity,
   dispatchServerMessage,
   type DispatchTarget,
-} from "../../src/session/run-dispatch.ts";
+} from "../../src/agent-run/run-dispatch.ts";
 
 type ServerInit = MessageInitShape<typeof AgentServerMessageSchema>;
 

@@ -55,7 +55,7 @@ export type SnapshotWrite =
  *
  * @example A store over a key-value service (an edge KV namespace, Redis, …)
  * ```ts
- * import type { ConversationSnapshotStore } from "./snapshot-store.ts";
+ * import type { ConversationSnapshotStore } from "./store.ts";
  *
  * const kv = new Map<string, { version: string; bytes: Uint8Array }>(); // stand-in
  * const store: ConversationSnapshotStore = {
@@ -125,7 +125,7 @@ export interface VersionedSnapshotStore extends ConversationSnapshotStore {
  *
  * @example
  * ```ts
- * import { versionMatches } from "./snapshot-store.ts";
+ * import { versionMatches } from "./store.ts";
  *
  * console.assert(versionMatches(undefined, null) && versionMatches(undefined, "v1"));
  * console.assert(!versionMatches("v1", null) && !versionMatches("v2", "v1"));
@@ -158,7 +158,7 @@ export interface MemorySnapshotStoreOptions {
  *
  * @example
  * ```ts
- * import { createMemorySnapshotStore } from "./snapshot-store.ts";
+ * import { createMemorySnapshotStore } from "./store.ts";
  *
  * const store = createMemorySnapshotStore({ maxBytes: 4 });
  * await store.write("a", new Uint8Array(3));
@@ -169,7 +169,7 @@ export interface MemorySnapshotStoreOptions {
  *
  * @example Two writers continuing from one version: the later one loses
  * ```ts
- * import { createMemorySnapshotStore } from "./snapshot-store.ts";
+ * import { createMemorySnapshotStore } from "./store.ts";
  *
  * const store = createMemorySnapshotStore();
  * const first = await store.write("ses_1", new Uint8Array([1]), { ifVersion: null });

@@ -8,7 +8,7 @@ import {
   SEMANTIC_STALL_WINDOW_MS,
   SERVER_RETRY_LIMIT,
   TRANSPORT_RETRY_LIMIT,
-} from "../../src/session/retry-budget.ts";
+} from "../../src/conversation/retry-budget.ts";
 
 function ledgerAt(env: Record<string, string> = {}) {
   const clock = { now: 1_000 };

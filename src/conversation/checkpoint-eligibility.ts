@@ -19,7 +19,7 @@
  *
  * @module
  */
-import type { RunEvent } from "./run-events.ts";
+import type { RunEvent } from "../agent-run/run-events.ts";
 
 /** Resumed attempts without a new eligible checkpoint that end the turn. */
 export const RESUMES_WITHOUT_CHECKPOINT_LIMIT = 2;

@@ -2,12 +2,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ExecServerMessageSchema } from "../../src/gen/agent/v1/exec_pb.ts";
-import { AgentRun } from "../../src/session/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
+import { AgentRun } from "../../src/agent-run/agent-run.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { createScriptedTransport } from "../support/scripted-transport.ts";
-import type { RunEvent } from "../../src/session/run-events.ts";
+import type { RunEvent } from "../../src/agent-run/run-events.ts";
 
 async function openRun(
   script: Parameters<typeof createScriptedTransport>[0],

@@ -18,7 +18,7 @@
  */
 import { hexToBytes } from "../core/bytes.ts";
 import type { BlobStore } from "./blob-store.ts";
-import { reachableBlobs } from "./snapshot-codec.ts";
+import { reachableBlobs } from "./reachable-blobs.ts";
 
 /** Most blob bytes pushed with one run request: 4 MiB. */
 export const MAX_PUSH_BYTES = 4 * 1024 * 1024;

@@ -21,7 +21,7 @@ import type {
   TurnCounters as WireCounters,
 } from "../protocol/server-message.ts";
 import type { BlobStore } from "./blob-store.ts";
-import { declineInteraction, isHostAnswered } from "./interactions.ts";
+import { declineInteraction, isHostAnswered } from "./query-routing.ts";
 import type { RunEvent, TurnCounters } from "./run-events.ts";
 
 /** A client message as a `create()` init shape. */

@@ -38,7 +38,7 @@ const HOST_ANSWERED: ReadonlySet<string> = new Set([
  * ```ts
  * import { create } from "@bufbuild/protobuf";
  * import { InteractionQuerySchema } from "../gen/agent/v1/interaction_query_pb.ts";
- * import { isHostAnswered } from "./interactions.ts";
+ * import { isHostAnswered } from "./query-routing.ts";
  *
  * const query = create(InteractionQuerySchema, { id: 1, query: { case: "askQuestionInteractionQuery", value: {} } });
  * console.assert(isHostAnswered(query));
@@ -59,7 +59,7 @@ export function isHostAnswered(query: InteractionQuery): boolean {
  * ```ts
  * import { create } from "@bufbuild/protobuf";
  * import { InteractionQuerySchema } from "../gen/agent/v1/interaction_query_pb.ts";
- * import { declineInteraction } from "./interactions.ts";
+ * import { declineInteraction } from "./query-routing.ts";
  *
  * const query = create(InteractionQuerySchema, { id: 1, query: { case: "webSearchRequestQuery", value: {} } });
  * console.assert(declineInteraction(query, "Use the host's web tools")?.result.case === "webSearchRequestResponse");
@@ -140,7 +140,7 @@ export interface ExecutePlanInputs {
  *
  * @example
  * ```ts
- * import { buildExecutePlanRequest } from "./interactions.ts";
+ * import { buildExecutePlanRequest } from "./query-routing.ts";
  * import { buildRequestContext } from "./request-context.ts";
  *
  * const request = buildExecutePlanRequest({

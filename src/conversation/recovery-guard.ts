@@ -10,7 +10,7 @@
  * @module
  */
 import type { RetryKind } from "./retry-budget.ts";
-import type { RunEvent } from "./run-events.ts";
+import type { RunEvent } from "../agent-run/run-events.ts";
 
 /** Why a turn can no longer be replayed. */
 export type ReplayBarrier = "exec" | "tool-started" | "checkpoint" | "turn-ended";

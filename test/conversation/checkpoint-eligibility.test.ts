@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { CheckpointEligibility } from "../../src/session/checkpoint-eligibility.ts";
-import type { RunEvent } from "../../src/session/run-events.ts";
+import { CheckpointEligibility } from "../../src/conversation/checkpoint-eligibility.ts";
+import type { RunEvent } from "../../src/agent-run/run-events.ts";
 import type { TodoItem } from "../../src/gen/agent/v1/common_pb.ts";
 import { ExecServerMessageSchema } from "../../src/gen/agent/v1/exec_pb.ts";
 import { InteractionQuerySchema } from "../../src/gen/agent/v1/interaction_query_pb.ts";

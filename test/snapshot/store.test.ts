@@ -5,16 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
-import { createMemoryBlobStore } from "../../src/session/blob-store.ts";
-import { createConversationStore } from "../../src/session/conversation-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createConversationStore } from "../../src/conversation/conversation-store.ts";
 import { bytesToHex, sha256 } from "../../src/core/bytes.ts";
-import { decodeSnapshot } from "../../src/session/snapshot-codec.ts";
+import { decodeSnapshot } from "../../src/snapshot/codec.ts";
 import {
   captureConversation,
   restoreConversation,
   SNAPSHOT_LIFETIME_MS,
-} from "../../src/session/snapshot-persistence.ts";
-import type { ConversationSnapshotStore } from "../../src/session/snapshot-store.ts";
+} from "../../src/snapshot/persistence.ts";
+import type { ConversationSnapshotStore } from "../../src/snapshot/store.ts";
 
 const NOW = 1_800_000_000_000;
 

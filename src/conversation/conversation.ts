@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { AdvertisedTool, MaterializedRequestContext } from "./request-context.ts";
-import { type ServerBlobKnowledge, serverBlobKnowledge } from "./blob-push.ts";
+import type { AdvertisedTool, MaterializedRequestContext } from "../agent-run/request-context.ts";
+import { type ServerBlobKnowledge, serverBlobKnowledge } from "../agent-run/blob-push.ts";
 
 /** The request context a conversation sent last, with the key of its inputs. */
 export type FrozenRequestContext = MaterializedRequestContext & { readonly key: string };
