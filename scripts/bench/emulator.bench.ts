@@ -22,7 +22,7 @@ import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.
 import { encodeRunRequestMessage } from "../../src/protocol/run-request-bytes.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { AgentRun } from "../../src/agent-run/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import type { AgentRunStream, AgentTransport } from "../../src/transport/agent-transport.ts";
 import { createSseTransport } from "../../src/transport/sse-transport.ts";
 import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";

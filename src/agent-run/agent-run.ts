@@ -21,9 +21,11 @@ import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
 import type { ExecClientMessageSchema, ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
 import { classifyServerMessage } from "../protocol/server-message.ts";
 import type { AgentRunStream } from "../transport/agent-transport.ts";
-import type { BlobStore } from "./blob-store.ts";
+import type { BlobStore } from "./blobs/blob-store.ts";
 import { refuseExec } from "./exec-refusal.ts";
 import type { RunEvent } from "./run-events.ts";
+import { goneAwayError, interruptedError, silentError, withReplaySafety } from "./run-failures.ts";
+import { nextBefore } from "./next-before.ts";
 import {
   type ClientMessageInit,
   createRunActivity,
@@ -190,13 +192,20 @@ export class AgentRun {
         // Run: it is replayed at once rather than at the silence limit.
         const away = this.#activity.visibleOutput || turnEnded ? undefined : this.#stream.goingAway;
         const next = await nextBefore(frames, turnEnded ? tailDeadline : Date.now() + idleMs, away);
-        if (next === "going-away") throw this.#goneAway();
-        if (next === "deadline" && !turnEnded) throw this.#silent(idleMs);
+        if (next === "going-away") throw goneAwayError();
+        if (next === "deadline" && !turnEnded) {
+          throw silentError(idleMs, this.#activity.visibleOutput);
+        }
         if (next === "deadline" || next.done) break;
         const frame = next.value;
         if (frame.kind === "end") {
-          if (!frame.end.ok) throw this.#withReplaySafety(frame.end.error);
-          if (!turnEnded) throw this.#interrupted("Cursor ended the Run before turn_ended");
+          if (!frame.end.ok) throw withReplaySafety(this.#activity.visibleOutput, frame.end.error);
+          if (!turnEnded) {
+            throw interruptedError(
+              this.#activity.visibleOutput,
+              "Cursor ended the Run before turn_ended",
+            );
+          }
           return;
         }
         const message = this.#decode(frame.bytes);
@@ -213,10 +222,16 @@ export class AgentRun {
         }
         if (this.#sendFailure) throw this.#sendFailure;
       }
-      if (!turnEnded) throw this.#interrupted("The Run's stream ended before turn_ended");
+      if (!turnEnded) {
+        throw interruptedError(
+          this.#activity.visibleOutput,
+          "The Run's stream ended before turn_ended",
+        );
+      }
     } catch (error) {
       if (turnEnded) return;
-      throw this.#sendFailure ?? this.#withReplaySafety(CursorError.from(error));
+      throw this.#sendFailure ??
+        withReplaySafety(this.#activity.visibleOutput, CursorError.from(error));
     } finally {
       this.close();
     }
@@ -363,65 +378,5 @@ export class AgentRun {
       },
     });
     this.#execArrivals.delete(exec.id);
-  }
-
-  #interrupted(message: string): CursorError {
-    return new CursorError("interrupted", message, {
-      retryable: true,
-      replaySafe: !this.#activity.visibleOutput,
-    });
-  }
-
-  #goneAway(): CursorError {
-    return new CursorError(
-      "network",
-      "The agent host is closing the connection (HTTP/2 GOAWAY) and the Run had shown nothing yet",
-      { retryable: true, replaySafe: true },
-    );
-  }
-
-  #silent(idleMs: number): CursorError {
-    return new CursorError(
-      "timeout",
-      `No frame from Cursor for ${idleMs / 1000} s while the Run was active`,
-      { retryable: true, replaySafe: !this.#activity.visibleOutput },
-    );
-  }
-
-  #withReplaySafety(error: CursorError): CursorError {
-    if (!error.replaySafe || !this.#activity.visibleOutput) return error;
-    return new CursorError(error.code, error.message, {
-      retryable: error.retryable,
-      replaySafe: false,
-      retryAfterMs: error.retryAfterMs,
-      connectCode: error.connectCode,
-      httpStatus: error.httpStatus,
-      detail: error.detail,
-      cause: error.cause,
-    });
-  }
-}
-
-/** The next item of an iterator, or "deadline" when it does not come before `deadline` (epoch ms). */
-async function nextBefore<T>(
-  iterator: AsyncIterator<T>,
-  deadline: number,
-  goingAway?: Promise<void>,
-): Promise<IteratorResult<T> | "deadline" | "going-away"> {
-  if (deadline === Number.POSITIVE_INFINITY && goingAway === undefined) {
-    return await iterator.next();
-  }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"deadline">((resolve) => {
-    if (deadline === Number.POSITIVE_INFINITY) return;
-    timer = setTimeout(() => resolve("deadline"), Math.max(0, deadline - Date.now()));
-  });
-  const away = goingAway?.then(() => "going-away" as const) ?? late;
-  const next = iterator.next();
-  next.catch(() => {}); // after the deadline, the Run is closed and this read fails unheard
-  try {
-    return await Promise.race([next, late, away]);
-  } finally {
-    clearTimeout(timer);
   }
 }

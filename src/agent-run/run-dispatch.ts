@@ -20,7 +20,7 @@ import type {
   ServerMessageView,
   TurnCounters as WireCounters,
 } from "../protocol/server-message.ts";
-import type { BlobStore } from "./blob-store.ts";
+import type { BlobStore } from "./blobs/blob-store.ts";
 import { declineInteraction, isHostAnswered } from "./query-routing.ts";
 import type { RunEvent, TurnCounters } from "./run-events.ts";
 

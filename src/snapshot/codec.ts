@@ -1,7 +1,7 @@
 /**
  * The bytes of a conversation snapshot: a versioned header (`CSNP`, format version,
  * then gzip of the `provider.v1.ConversationSnapshot` protobuf). The walk that picks
- * the blobs a snapshot carries lives in `src/agent-run/reachable-blobs.ts`. Web-standard only (`CompressionStream`), so every runtime shares it.
+ * the blobs a snapshot carries lives in `src/agent-run/blobs/reachable-blobs.ts`. Web-standard only (`CompressionStream`), so every runtime shares it.
  *
  * @module
  */

@@ -11,11 +11,11 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { bytesToHex, hexToBytes } from "../core/bytes.ts";
 import type { ConversationSnapshot } from "../gen/provider/v1/conversation_snapshot_pb.ts";
 import { RequestContextSchema } from "../gen/agent/v1/request_context_pb.ts";
-import type { BlobStore } from "../agent-run/blob-store.ts";
-import { currentBelief, type ServerBlobKnowledge } from "../agent-run/blob-push.ts";
+import type { BlobStore } from "../agent-run/blobs/blob-store.ts";
+import { currentBelief, type ServerBlobKnowledge } from "../agent-run/blobs/blob-push.ts";
 import type { Conversation, ConversationStore } from "../conversation/conversation-store.ts";
 import { decodeSnapshot, encodeSnapshot, snapshotMessage } from "./codec.ts";
-import { reachableBlobs } from "../agent-run/reachable-blobs.ts";
+import { reachableBlobs } from "../agent-run/blobs/reachable-blobs.ts";
 import type { ConversationSnapshotStore } from "./store.ts";
 
 /** How long a snapshot stays usable after it was written: 24 hours. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ExecServerMessageSchema } from "../../src/gen/agent/v1/exec_pb.ts";
 import { AgentRun } from "../../src/agent-run/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { createScriptedTransport } from "../support/scripted-transport.ts";

@@ -6,7 +6,7 @@ import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { bytesToHex } from "../../src/core/bytes.ts";
 import { classifyServerMessage } from "../../src/protocol/server-message.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import {
   type ClientMessageInit,
   createRunActivity,

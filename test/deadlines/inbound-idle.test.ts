@@ -7,7 +7,7 @@ import { AgentClientMessageSchema } from "../../src/gen/agent/v1/client_message_
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { AgentServerMessageSchema } from "../../src/gen/agent/v1/server_message_pb.ts";
 import { AgentRun } from "../../src/agent-run/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import type { AgentRunStream } from "../../src/transport/agent-transport.ts";
 import type { Frame } from "../../src/transport/frame-stream.ts";
 

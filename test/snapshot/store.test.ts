@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import { createConversationStore } from "../../src/conversation/conversation-store.ts";
 import { bytesToHex, sha256 } from "../../src/core/bytes.ts";
 import { decodeSnapshot } from "../../src/snapshot/codec.ts";

@@ -9,7 +9,7 @@ import { create } from "@bufbuild/protobuf";
 import { silentLogger } from "../../src/core/logger.ts";
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { AgentRun } from "../../src/agent-run/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 
 /** What the stub agent host does with a Run, chosen by the Run's request id. */
 type Scenario = "reset-before-headers" | "reset-mid-answer" | "refuse-old-token";

@@ -12,7 +12,7 @@ import { encodeEnvelope, FLAG_END_STREAM } from "../../src/protocol/envelope.ts"
 import { silentLogger } from "../../src/core/logger.ts";
 import { bytesToHex } from "../../src/core/bytes.ts";
 import { AgentRun } from "../../src/agent-run/agent-run.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import { createSseTransport, MAX_APPENDS_IN_FLIGHT } from "../../src/transport/sse-transport.ts";
 
 type ServerInit = MessageInitShape<typeof AgentServerMessageSchema>;

@@ -22,7 +22,7 @@ import type { AgentTransport, RunCredentials } from "../../transport/agent-trans
 import { fetchServerConfig, type ServerConfig } from "../../transport/server-config.ts";
 import { createSseTransport } from "../../transport/sse-transport.ts";
 import { createTransportChoice } from "../../transport/transport-choice.ts";
-import { type BlobStore, createMemoryBlobStore } from "../../agent-run/blob-store.ts";
+import { type BlobStore, createMemoryBlobStore } from "../../agent-run/blobs/blob-store.ts";
 import type { WorkspaceFacts } from "../../agent-run/request-context.ts";
 import {
   type ConversationStore,

@@ -27,7 +27,7 @@ import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { TurnInteractions } from "../interactions/turn-interactions.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
 import { HostToolCalls, type ReissueBatch } from "./host-tool-calls.ts";
-import type { PendingStep } from "../../../conversation/conversation.ts";
+import type { PendingStep } from "../../../conversation/conversation-state.ts";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ConversationStateStructureSchema } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";

@@ -31,7 +31,7 @@ import { withRuleReminder } from "../interactions/rule-reminder.ts";
 import { parseProbe, type RawFile } from "../tools/files/raw-file.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
 import { callIdOf } from "../../../conversation/checkpoint-eligibility.ts";
-import type { PendingStepCall } from "../../../conversation/conversation.ts";
+import type { PendingStepCall } from "../../../conversation/conversation-state.ts";
 
 /**
  * The host's results for a batch Cursor re-issues on a continued Run (ADR 190), by

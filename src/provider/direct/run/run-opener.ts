@@ -19,7 +19,11 @@ import {
 } from "../../../agent-run/request-context.ts";
 import { buildResumeRequest, buildUserTurnRequest } from "../../../agent-run/run-request.ts";
 import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
-import { noteRun, planBlobPush, type ServerBlobKnowledge } from "../../../agent-run/blob-push.ts";
+import {
+  noteRun,
+  planBlobPush,
+  type ServerBlobKnowledge,
+} from "../../../agent-run/blobs/blob-push.ts";
 import { buildExecutePlanRequest } from "../../../agent-run/query-routing.ts";
 import { AgentMode } from "../../../gen/agent/v1/common_pb.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";

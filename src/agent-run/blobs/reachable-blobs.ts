@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { bytesToHex } from "../core/bytes.ts";
+import { bytesToHex } from "../../core/bytes.ts";
 import type { BlobStore } from "./blob-store.ts";
 
 /** Deepest nesting the reference walk follows inside one blob. */

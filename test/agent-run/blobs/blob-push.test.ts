@@ -1,14 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bytesToHex, sha256 } from "../../src/core/bytes.ts";
-import { createMemoryBlobStore } from "../../src/agent-run/blob-store.ts";
+import { bytesToHex, sha256 } from "../../../src/core/bytes.ts";
+import { createMemoryBlobStore } from "../../../src/agent-run/blobs/blob-store.ts";
 import {
   MAX_PUSH_BYTES,
   noteRun,
   planBlobPush,
   PROBE_EVERY,
   serverBlobKnowledge,
-} from "../../src/agent-run/blob-push.ts";
+} from "../../../src/agent-run/blobs/blob-push.ts";
 
 /** A store holding `sizes.length` blobs and a checkpoint-like message referencing them all. */
 async function checkpointWithBlobs(sizes: readonly number[]) {

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { hexToBytes } from "../core/bytes.ts";
+import { hexToBytes } from "../../core/bytes.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { reachableBlobs } from "./reachable-blobs.ts";
 
