@@ -43,8 +43,33 @@ export function refuseExec(
   return create(ExecClientMessageSchema, { id: request.id, message });
 }
 
+/** The request's `message` oneof. */
+type ExecRequest = ExecServerMessage["message"];
+/** A request of one of the given cases. */
+type RequestOf<C extends NonNullable<ExecRequest["case"]>> = Extract<ExecRequest, { case: C }>;
+
 function refusalFor(request: ExecServerMessage, reason: string): ExecMessageInit | undefined {
   const m = request.message;
+  switch (m.case) {
+    case "readArgs":
+    case "writeArgs":
+    case "deleteArgs":
+    case "lsArgs":
+      return fileRefusal(m, reason);
+    case "shellArgs":
+    case "shellStreamArgs":
+    case "backgroundShellSpawnArgs":
+      return shellRefusal(m, reason);
+    default:
+      return otherRefusal(m, reason);
+  }
+}
+
+/** A file request's rejection, naming the path. */
+function fileRefusal(
+  m: RequestOf<"readArgs" | "writeArgs" | "deleteArgs" | "lsArgs">,
+  reason: string,
+): ExecMessageInit {
   switch (m.case) {
     case "readArgs":
       return {
@@ -66,12 +91,15 @@ function refusalFor(request: ExecServerMessage, reason: string): ExecMessageInit
         case: "lsResult",
         value: { result: { case: "rejected", value: { path: m.value.path, reason } } },
       };
-    case "grepArgs":
-      return { case: "grepResult", value: { result: { case: "error", value: { error: reason } } } };
-    case "diagnosticsArgs":
-      return { case: "diagnosticsResult", value: { result: { case: "rejected", value: {} } } };
-    case "mcpArgs":
-      return { case: "mcpResult", value: { result: { case: "rejected", value: { reason } } } };
+  }
+}
+
+/** A shell request's rejection, naming the command and its directory. */
+function shellRefusal(
+  m: RequestOf<"shellArgs" | "shellStreamArgs" | "backgroundShellSpawnArgs">,
+  reason: string,
+): ExecMessageInit {
+  switch (m.case) {
     case "shellArgs":
       return {
         case: "shellResult",
@@ -102,6 +130,18 @@ function refusalFor(request: ExecServerMessage, reason: string): ExecMessageInit
           },
         },
       };
+  }
+}
+
+/** The refusal of any other request, or `undefined` when its result has no shape we build. */
+function otherRefusal(m: ExecRequest, reason: string): ExecMessageInit | undefined {
+  switch (m.case) {
+    case "grepArgs":
+      return { case: "grepResult", value: { result: { case: "error", value: { error: reason } } } };
+    case "diagnosticsArgs":
+      return { case: "diagnosticsResult", value: { result: { case: "rejected", value: {} } } };
+    case "mcpArgs":
+      return { case: "mcpResult", value: { result: { case: "rejected", value: { reason } } } };
     case "listMcpResourcesExecArgs":
       return {
         case: "listMcpResourcesExecResult",

@@ -108,74 +108,29 @@ export function dispatchServerMessage(
   bytes: Uint8Array,
   run: DispatchTarget,
 ): RunEvent[] {
-  const activity = run.activity;
   switch (view.kind) {
     case "text-delta":
-      activity.visibleOutput = true;
-      return [{ type: "text-delta", text: view.text, serverNotice: view.isServerNotice }];
     case "thinking-delta":
-      activity.visibleOutput = true;
-      return [{ type: "thinking-delta", text: view.text }];
     case "thinking-completed":
-      return [{ type: "thinking-completed", durationMs: view.thinkingDurationMs }];
     case "turn-ended":
-      return [{ type: "turn-ended", counters: turnCounters(view.counters) }];
     case "step-started":
-      activity.stepsStarted++;
-      return [{ type: "step", phase: "started", stepId: BigInt(view.stepId) }];
     case "step-completed":
-      activity.stepsCompleted++;
-      return [{ type: "step", phase: "completed", stepId: BigInt(view.stepId) }];
+      return streamEvents(view, run.activity);
     case "tool-call-started":
-      activity.displayToolCalls++;
-      noteInteraction(activity, view.tool?.case);
-      activity.visibleOutput = true;
-      return [toolDisplay("started", view.callId, view.tool?.case, view.toolCall)];
-    case "tool-call-completed": {
-      noteInteraction(activity, view.tool?.case);
-      const failure = displayFailure(view.callId, view.toolCall);
-      if (failure !== undefined && run.logger.enabled) activity.displayFailures.push(failure);
-      return [toolDisplay("completed", view.callId, view.tool?.case, view.toolCall)];
-    }
+    case "tool-call-completed":
+      return toolDisplayEvents(view, run);
     case "checkpoint":
-      activity.checkpointUpdates++;
-      if (view.state.tokenDetails) activity.tokenDetailUpdates++;
-      return [{
-        type: "checkpoint",
-        bytes: rawFieldBytes(bytes, 3) ?? new Uint8Array(0),
-        tokenDetails: view.state.tokenDetails,
-        todos: todosOf(run.blobs, view.state.todos),
-      }];
+      return checkpointEvents(view, bytes, run);
     case "kv-set-blob":
-      activity.kvSets++;
-      run.blobs.set(bytesToHex(view.blobId), view.blobData);
-      run.answer(kvAnswer(view.id, { case: "setBlobResult", value: {} }));
-      return [];
-    case "kv-get-blob": {
-      activity.kvGets++;
-      const data = lookupBlob(run, view.blobId);
-      run.answer(kvAnswer(
-        view.id,
-        {
-          case: "getBlobResult",
-          value: data ? { blobData: data } : { error: { message: "Blob not found" } },
-        },
-      ));
-      return [];
-    }
+    case "kv-get-blob":
+      return answerKv(view, run);
     case "exec-request":
-      activity.execRequests++;
-      if (view.request.case === "requestContextArgs") {
-        run.answer(requestContextAnswer(view.id, run.requestContext));
-        return [];
-      }
-      activity.visibleOutput = true;
-      return [{ type: "exec", exec: view.message }];
+      return execEvents(view, run);
     case "exec-abort":
-      activity.visibleOutput = true;
+      run.activity.visibleOutput = true;
       return [{ type: "exec-abort", id: view.id }];
     case "interaction-query":
-      noteInteraction(activity, view.query.case);
+      noteInteraction(run.activity, view.query.case);
       return declineQuery(view, run);
     case "unknown":
       return unknownMessage(view, run);
@@ -201,6 +156,100 @@ export function dispatchServerMessage(
     default:
       return unreachable(view);
   }
+}
+
+/** A view of one of the given kinds. */
+type ViewOf<K extends ServerMessageView["kind"]> = Extract<ServerMessageView, { kind: K }>;
+
+function streamEvents(
+  view: ViewOf<
+    | "text-delta"
+    | "thinking-delta"
+    | "thinking-completed"
+    | "turn-ended"
+    | "step-started"
+    | "step-completed"
+  >,
+  activity: RunActivity,
+): RunEvent[] {
+  switch (view.kind) {
+    case "text-delta":
+      activity.visibleOutput = true;
+      return [{ type: "text-delta", text: view.text, serverNotice: view.isServerNotice }];
+    case "thinking-delta":
+      activity.visibleOutput = true;
+      return [{ type: "thinking-delta", text: view.text }];
+    case "thinking-completed":
+      return [{ type: "thinking-completed", durationMs: view.thinkingDurationMs }];
+    case "turn-ended":
+      return [{ type: "turn-ended", counters: turnCounters(view.counters) }];
+    case "step-started":
+      activity.stepsStarted++;
+      return [{ type: "step", phase: "started", stepId: BigInt(view.stepId) }];
+    case "step-completed":
+      activity.stepsCompleted++;
+      return [{ type: "step", phase: "completed", stepId: BigInt(view.stepId) }];
+  }
+}
+
+function toolDisplayEvents(
+  view: ViewOf<"tool-call-started" | "tool-call-completed">,
+  run: DispatchTarget,
+): RunEvent[] {
+  const activity = run.activity;
+  noteInteraction(activity, view.tool?.case);
+  if (view.kind === "tool-call-started") {
+    activity.displayToolCalls++;
+    activity.visibleOutput = true;
+    return [toolDisplay("started", view.callId, view.tool?.case, view.toolCall)];
+  }
+  const failure = displayFailure(view.callId, view.toolCall);
+  if (failure !== undefined && run.logger.enabled) activity.displayFailures.push(failure);
+  return [toolDisplay("completed", view.callId, view.tool?.case, view.toolCall)];
+}
+
+function checkpointEvents(
+  view: ViewOf<"checkpoint">,
+  bytes: Uint8Array,
+  run: DispatchTarget,
+): RunEvent[] {
+  run.activity.checkpointUpdates++;
+  if (view.state.tokenDetails) run.activity.tokenDetailUpdates++;
+  return [{
+    type: "checkpoint",
+    bytes: rawFieldBytes(bytes, 3) ?? new Uint8Array(0),
+    tokenDetails: view.state.tokenDetails,
+    todos: todosOf(run.blobs, view.state.todos),
+  }];
+}
+
+function answerKv(view: ViewOf<"kv-set-blob" | "kv-get-blob">, run: DispatchTarget): RunEvent[] {
+  if (view.kind === "kv-set-blob") {
+    run.activity.kvSets++;
+    run.blobs.set(bytesToHex(view.blobId), view.blobData);
+    run.answer(kvAnswer(view.id, { case: "setBlobResult", value: {} }));
+    return [];
+  }
+  run.activity.kvGets++;
+  const data = lookupBlob(run, view.blobId);
+  run.answer(kvAnswer(
+    view.id,
+    {
+      case: "getBlobResult",
+      value: data ? { blobData: data } : { error: { message: "Blob not found" } },
+    },
+  ));
+  return [];
+}
+
+function execEvents(view: ViewOf<"exec-request">, run: DispatchTarget): RunEvent[] {
+  run.activity.execRequests++;
+  if (view.request.case === "requestContextArgs") {
+    run.answer(requestContextAnswer(view.id, run.requestContext));
+    return [];
+  }
+  run.activity.visibleOutput = true;
+  return [{ type: "exec", exec: view.message }];
 }
 
 function unreachable(view: never): never {
