@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { findUnused } from "../../scripts/lib/unused.ts";
+import { findUnused } from "../../../scripts/lib/unused.ts";
 
 /** A small fake tree: one entry, a library module, a test that imports a helper. */
 const FILES = new Map<string, string>([

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { anchorsOf, brokenLinks, headingAnchor } from "../../scripts/lib/doc-links.ts";
+import { anchorsOf, brokenLinks, headingAnchor } from "../../../scripts/lib/doc-links.ts";
 
 const files: Record<string, string> = {
   "docs/emulator.md":
