@@ -37,7 +37,6 @@ import type {
  * ```
  */
 export function formatDiagnostic(event: DiagnosticEvent): string {
-  // Long on purpose: one case per runbook line, so every line's wording sits in one place.
   switch (event.kind) {
     case "outbound-run":
       return [
@@ -85,6 +84,29 @@ export function formatDiagnostic(event: DiagnosticEvent): string {
       return `checkpoint: stored sessionKey=${event.sessionKey} conversationId=${event.conversationId} bytes=${event.bytes} context=${event.used}/${event.max} categories=${
         categoriesText(event.categories)
       }`;
+    default:
+      return laterText(event);
+  }
+}
+
+/** The kinds whose lines {@link formatDiagnostic} writes itself: a Run's start and its execs. */
+type RunLineKind =
+  | "outbound-run"
+  | "hash"
+  | "conversation-reset"
+  | "context-epoch"
+  | "checkpoint-unusable"
+  | "held-run-released"
+  | "continuation"
+  | "call-failed"
+  | "run-warning"
+  | "exec-refused"
+  | "exec-aborted"
+  | "checkpoint-stored";
+
+/** The lines of a turn's end, billing, persistence, git and recovery. */
+function laterText(event: Exclude<DiagnosticEvent, { kind: RunLineKind }>): string {
+  switch (event.kind) {
     case "turn-ended-raw":
       return turnEndedRawText(event);
     case "finish":

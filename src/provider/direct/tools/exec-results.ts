@@ -205,67 +205,77 @@ function searchResult(
   kind: Extract<ExecKind, { kind: "grep" | "glob" | "list" }>,
   result: ToolResultText,
 ): ExecResultInit {
-  // Long on purpose: the error and success shapes of the three search results side by side.
-  if (result.isError) {
-    if (kind.kind === "list") {
-      return {
-        case: "lsResult",
-        value: { result: { case: "error", value: { path: kind.path, error: result.text } } },
-      };
-    }
-    return {
-      case: "grepResult",
-      value: { result: { case: "error", value: { error: result.text } } },
-    };
-  }
-  if (kind.kind === "list") {
-    const entries = listedPaths(result.text);
-    return {
-      case: "lsResult",
-      value: {
-        result: {
-          case: "success",
-          value: {
-            directoryTreeRoot: {
-              absPath: kind.path,
-              childrenDirs: entries.filter((e) => e.endsWith("/")).map((e) => ({
-                absPath: joinPath(kind.path, e.slice(0, -1)),
-              })),
-              childrenFiles: entries.filter((e) => !e.endsWith("/")).map((e) => ({
-                name: baseName(e),
-              })),
-              childrenWereProcessed: true,
-              numFiles: entries.filter((e) => !e.endsWith("/")).length,
-            },
-          },
-        },
-      },
-    };
-  }
+  if (result.isError) return searchError(kind, result.text);
+  if (kind.kind === "list") return listResult(kind.path, listedPaths(result.text));
   if (kind.kind === "glob" || kind.mode === "files_with_matches") {
     const files = kind.kind === "glob"
       ? listedPaths(result.text)
       : grepMatches(result.text).map((m) => m.file);
+    return grepFilesResult(kind.pattern, kind.path, files);
+  }
+  return grepContentResult(kind, grepMatches(result.text));
+}
+
+function searchError(
+  kind: Extract<ExecKind, { kind: "grep" | "glob" | "list" }>,
+  error: string,
+): ExecResultInit {
+  if (kind.kind === "list") {
     return {
-      case: "grepResult",
-      value: {
-        result: {
-          case: "success",
-          value: {
-            pattern: kind.pattern,
-            path: kind.path,
-            outputMode: "files_with_matches",
-            workspaceResults: {
-              [kind.path]: {
-                result: { case: "files", value: { files, totalFiles: files.length } },
-              },
-            },
+      case: "lsResult",
+      value: { result: { case: "error", value: { path: kind.path, error } } },
+    };
+  }
+  return { case: "grepResult", value: { result: { case: "error", value: { error } } } };
+}
+
+/** A directory listing as Cursor's tree: subdirectories by path, files by name. */
+function listResult(path: string, entries: readonly string[]): ExecResultInit {
+  const files = entries.filter((e) => !e.endsWith("/"));
+  return {
+    case: "lsResult",
+    value: {
+      result: {
+        case: "success",
+        value: {
+          directoryTreeRoot: {
+            absPath: path,
+            childrenDirs: entries.filter((e) => e.endsWith("/")).map((e) => ({
+              absPath: joinPath(path, e.slice(0, -1)),
+            })),
+            childrenFiles: files.map((e) => ({ name: baseName(e) })),
+            childrenWereProcessed: true,
+            numFiles: files.length,
           },
         },
       },
-    };
-  }
-  const matches = grepMatches(result.text);
+    },
+  };
+}
+
+function grepFilesResult(pattern: string, path: string, files: string[]): ExecResultInit {
+  return {
+    case: "grepResult",
+    value: {
+      result: {
+        case: "success",
+        value: {
+          pattern,
+          path,
+          outputMode: "files_with_matches",
+          workspaceResults: {
+            [path]: { result: { case: "files", value: { files, totalFiles: files.length } } },
+          },
+        },
+      },
+    },
+  };
+}
+
+function grepContentResult(
+  kind: Extract<ExecKind, { kind: "grep" }>,
+  matches: ReturnType<typeof grepMatches>,
+): ExecResultInit {
   const total = matches.reduce((n, m) => n + m.matches.length, 0);
   return {
     case: "grepResult",

@@ -95,130 +95,156 @@ export interface BridgeContext {
  * ```
  */
 export function bridgeExec(exec: ExecServerMessage, context: BridgeContext): BridgeDecision {
-  // Long on purpose: one short case per exec variant, so the whole mapping reads as a table.
-  const { byRole } = context.tools;
   const m = exec.message;
   switch (m.case) {
-    case "readArgs": {
-      const tool = byRole.read;
-      if (!tool) return refuse("read");
-      const input: JSONObject = {
-        [propertyName(tool, ["filePath", "path", "file_path"])]: m.value.path,
-      };
-      if (m.value.offset !== undefined) input[propertyName(tool, ["offset"])] = m.value.offset;
-      if (m.value.limit !== undefined) input[propertyName(tool, ["limit"])] = m.value.limit;
-      return call(tool, input, { kind: "read", path: m.value.path });
-    }
-    case "writeArgs": {
-      if (m.value.fileBytes.length === 0) {
-        return bridgeWrite(m.value.path, m.value.fileText, context);
-      }
-      const image = bridgeImageWrite(
-        m.value.path,
-        m.value.fileBytes,
-        context.tools,
-        context.images,
-      );
-      if (image.type === "refuse") return image;
-      return {
-        type: "call",
-        call: {
-          toolName: image.toolName,
-          input: image.input,
-          result: { kind: "image", path: m.value.path, size: image.size },
-        },
-      };
-    }
-    case "deleteArgs": {
-      const tool = byRole.shell;
-      if (!tool) return refuse("delete");
-      const nonce = context.nonce();
-      const command = wrapCommand(`rm -- ${shellQuote(m.value.path)}`, nonce);
-      return call(tool, shellInput(tool, command, "Delete a file", undefined), {
-        kind: "delete",
-        path: m.value.path,
-        nonce,
-      });
-    }
+    case "readArgs":
+      return bridgeRead(m.value, context);
+    case "writeArgs":
+      return m.value.fileBytes.length === 0
+        ? bridgeWrite(m.value.path, m.value.fileText, context)
+        : bridgeBinaryWrite(m.value, context);
+    case "deleteArgs":
+      return bridgeDelete(m.value, context);
     case "grepArgs":
       return bridgeGrep(m.value, context);
-    case "lsArgs": {
-      const list = byRole.list;
-      if (list) {
-        return call(list, { [propertyName(list, ["path"])]: m.value.path }, {
-          kind: "list",
-          path: m.value.path,
-        });
-      }
-      const glob = byRole.glob;
-      if (!glob) return refuse("ls");
-      return call(glob, {
-        [propertyName(glob, ["pattern"])]: "*",
-        [propertyName(glob, ["path"])]: m.value.path,
-      }, { kind: "list", path: m.value.path });
-    }
+    case "lsArgs":
+      return bridgeList(m.value, context);
     case "shellArgs":
-    case "shellStreamArgs": {
-      const tool = byRole.shell;
-      if (!tool) return refuse("shell");
-      const nonce = context.nonce();
-      const args = m.value;
-      const cwd = args.workingDirectory || context.workspaceRoot;
-      const background = args.isBackground;
-      const command = background
-        ? `nohup sh -c ${
-          shellQuote(args.command)
-        } > /dev/null 2>&1 & echo "started background process $!"`
-        : args.command;
-      // Only a cancel-on-timeout request is a hard limit for the host; Cursor's foreground
-      // wait with background hand-off is not a reason to kill the command.
-      const hardLimit = args.timeoutBehavior === 1 ? args.timeout : args.hardTimeout;
-      const timeout = hardLimit && hardLimit > 0 && hardLimit < 86_400_000 ? hardLimit : undefined;
-      // The directory goes where the host's schema has room for it (`workdir` or `cwd`);
-      // a shell tool with neither gets a `cd` before the command instead of an unknown key.
-      const directoryKey = ["workdir", "cwd"].find((key) => hasProperty(tool, key));
-      const inDirectory = args.workingDirectory && directoryKey === undefined
-        ? `cd -- ${shellQuote(args.workingDirectory)} || exit $?\n${command}`
-        : command;
-      const input = shellInput(
-        tool,
-        wrapCommand(inDirectory, nonce),
-        args.description ?? args.command.slice(0, 80),
-        timeout,
-      );
-      if (args.workingDirectory && directoryKey !== undefined) {
-        input[directoryKey] = args.workingDirectory;
-      }
-      return call(tool, input, {
-        kind: "shell",
-        command: args.command,
-        cwd,
-        nonce,
-        stream: m.case === "shellStreamArgs",
-        background,
-      });
-    }
-    case "mcpArgs": {
-      const name = m.value.toolName || m.value.name;
-      const tool = context.tools.mcp.get(name) ?? context.tools.all.get(name);
-      if (!tool) {
-        return { type: "refuse", reason: `Tool "${name}" is not available in this session` };
-      }
-      const input: JSONObject = {};
-      for (const [key, value] of Object.entries(m.value.args)) {
-        input[key] = toJson(ValueSchema, value) as JSONValue;
-      }
-      return call(tool, input, { kind: "mcp" });
-    }
-    case "subagentArgs": {
-      const tool = byRole.task;
-      if (!tool) return refuse("subagent");
-      const input = taskInput(tool, m.value, context.tasks?.get(m.value.toolCallId));
-      return call(tool, input, { kind: "task", agentId: m.value.toolCallId });
-    }
+    case "shellStreamArgs":
+      return bridgeShell(m.value, m.case === "shellStreamArgs", context);
+    case "mcpArgs":
+      return bridgeMcp(m.value, context);
+    case "subagentArgs":
+      return bridgeSubagent(m.value, context);
     default:
       return { type: "refuse", reason: `This client does not run "${String(m.case)}" requests` };
   }
+}
+
+/** The arguments of one exec case. */
+type ArgsOf<C extends NonNullable<ExecServerMessage["message"]["case"]>> = Extract<
+  ExecServerMessage["message"],
+  { case: C }
+>["value"];
+
+function bridgeRead(args: ArgsOf<"readArgs">, context: BridgeContext): BridgeDecision {
+  const tool = context.tools.byRole.read;
+  if (!tool) return refuse("read");
+  const input: JSONObject = {
+    [propertyName(tool, ["filePath", "path", "file_path"])]: args.path,
+  };
+  if (args.offset !== undefined) input[propertyName(tool, ["offset"])] = args.offset;
+  if (args.limit !== undefined) input[propertyName(tool, ["limit"])] = args.limit;
+  return call(tool, input, { kind: "read", path: args.path });
+}
+
+function bridgeBinaryWrite(args: ArgsOf<"writeArgs">, context: BridgeContext): BridgeDecision {
+  const image = bridgeImageWrite(args.path, args.fileBytes, context.tools, context.images);
+  if (image.type === "refuse") return image;
+  return {
+    type: "call",
+    call: {
+      toolName: image.toolName,
+      input: image.input,
+      result: { kind: "image", path: args.path, size: image.size },
+    },
+  };
+}
+
+function bridgeDelete(args: ArgsOf<"deleteArgs">, context: BridgeContext): BridgeDecision {
+  const tool = context.tools.byRole.shell;
+  if (!tool) return refuse("delete");
+  const nonce = context.nonce();
+  const command = wrapCommand(`rm -- ${shellQuote(args.path)}`, nonce);
+  return call(tool, shellInput(tool, command, "Delete a file", undefined), {
+    kind: "delete",
+    path: args.path,
+    nonce,
+  });
+}
+
+function bridgeList(args: ArgsOf<"lsArgs">, context: BridgeContext): BridgeDecision {
+  const { list, glob } = context.tools.byRole;
+  if (list) {
+    return call(list, { [propertyName(list, ["path"])]: args.path }, {
+      kind: "list",
+      path: args.path,
+    });
+  }
+  if (!glob) return refuse("ls");
+  return call(glob, {
+    [propertyName(glob, ["pattern"])]: "*",
+    [propertyName(glob, ["path"])]: args.path,
+  }, { kind: "list", path: args.path });
+}
+
+function bridgeShell(
+  args: ArgsOf<"shellArgs" | "shellStreamArgs">,
+  stream: boolean,
+  context: BridgeContext,
+): BridgeDecision {
+  const tool = context.tools.byRole.shell;
+  if (!tool) return refuse("shell");
+  const nonce = context.nonce();
+  const cwd = args.workingDirectory || context.workspaceRoot;
+  const background = args.isBackground;
+  const command = background
+    ? `nohup sh -c ${
+      shellQuote(args.command)
+    } > /dev/null 2>&1 & echo "started background process $!"`
+    : args.command;
+  // The directory goes where the host's schema has room for it (`workdir` or `cwd`);
+  // a shell tool with neither gets a `cd` before the command instead of an unknown key.
+  const directoryKey = ["workdir", "cwd"].find((key) => hasProperty(tool, key));
+  const inDirectory = args.workingDirectory && directoryKey === undefined
+    ? `cd -- ${shellQuote(args.workingDirectory)} || exit $?\n${command}`
+    : command;
+  const input = shellInput(
+    tool,
+    wrapCommand(inDirectory, nonce),
+    args.description ?? args.command.slice(0, 80),
+    hostShellTimeout(args),
+  );
+  if (args.workingDirectory && directoryKey !== undefined) {
+    input[directoryKey] = args.workingDirectory;
+  }
+  return call(tool, input, {
+    kind: "shell",
+    command: args.command,
+    cwd,
+    nonce,
+    stream,
+    background,
+  });
+}
+
+/**
+ * The host's hard limit for a shell command: only a cancel-on-timeout request is one;
+ * Cursor's foreground wait with background hand-off is not a reason to kill the command.
+ */
+function hostShellTimeout(args: ArgsOf<"shellArgs" | "shellStreamArgs">): number | undefined {
+  const hardLimit = args.timeoutBehavior === 1 ? args.timeout : args.hardTimeout;
+  return hardLimit && hardLimit > 0 && hardLimit < 86_400_000 ? hardLimit : undefined;
+}
+
+function bridgeMcp(args: ArgsOf<"mcpArgs">, context: BridgeContext): BridgeDecision {
+  const name = args.toolName || args.name;
+  const tool = context.tools.mcp.get(name) ?? context.tools.all.get(name);
+  if (!tool) {
+    return { type: "refuse", reason: `Tool "${name}" is not available in this session` };
+  }
+  const input: JSONObject = {};
+  for (const [key, value] of Object.entries(args.args)) {
+    input[key] = toJson(ValueSchema, value) as JSONValue;
+  }
+  return call(tool, input, { kind: "mcp" });
+}
+
+function bridgeSubagent(args: ArgsOf<"subagentArgs">, context: BridgeContext): BridgeDecision {
+  const tool = context.tools.byRole.task;
+  if (!tool) return refuse("subagent");
+  const input = taskInput(tool, args, context.tasks?.get(args.toolCallId));
+  return call(tool, input, { kind: "task", agentId: args.toolCallId });
 }
 
 function bridgeWrite(path: string, text: string, context: BridgeContext): BridgeDecision {
