@@ -325,6 +325,6 @@ function refuse(job: string): BridgeDecision {
 }
 
 /** Quotes a path for a POSIX shell. */
-export function shellQuote(value: string): string {
+function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
