@@ -71,8 +71,8 @@ export type {
   ModelCallRecord,
   RunCounters,
   RunRecord,
-  RunVariants,
 } from "./emulator/observe/records.ts";
+export type { RunVariants } from "./emulator/observe/run-variants.ts";
 export {
   RULE_NAMES,
   type RuleInfo,

@@ -11,7 +11,7 @@ import type { ExecClientControlMessage, ExecClientMessage } from "../../../gen/a
 import type { ShellResult } from "../../../gen/agent/v1/exec_shell_pb.ts";
 import { expectedExecResult } from "./exec-cases.ts";
 import type { RuleName } from "../observe/violations.ts";
-import type { RunVariants } from "../observe/records.ts";
+import type { RunVariants } from "../observe/run-variants.ts";
 import { SandboxPolicy_Type } from "../../../gen/agent/v1/common_pb.ts";
 
 /** What a finished exec produced. */

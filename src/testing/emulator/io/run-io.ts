@@ -5,7 +5,8 @@
  * @module
  */
 import type { Replies } from "./replies.ts";
-import type { RunRecord, RunVariants } from "../observe/records.ts";
+import type { RunRecord } from "../observe/records.ts";
+import type { RunVariants } from "../observe/run-variants.ts";
 import type { RunWriter } from "./run-writer.ts";
 import type { RuleName } from "../observe/violations.ts";
 
