@@ -11,7 +11,7 @@ import {
   admitContextEpoch,
   instructionSources,
   WHOLE_PROMPT_SOURCE,
-} from "../../src/provider/direct/conversation/context-epoch.ts";
+} from "../../src/provider/direct/turn-plan/context-epoch.ts";
 
 /** The tail of OpenCode 1.18.33's system prompt: one AGENTS.md, then the skills (real output). */
 const OPENCODE_TAIL = readFileSync("test/fixtures/opencode/system-prompt-skills.txt", "utf8");

@@ -5,8 +5,8 @@ import { derivedKey, firstRealUserMessage } from "../../src/provider/direct/call
 import {
   MAX_FORK_DEPTH,
   resolveDerivedKey,
-} from "../../src/provider/direct/conversation/derived-conversation.ts";
-import { promptDigests } from "../../src/provider/direct/conversation/history.ts";
+} from "../../src/provider/direct/turn-plan/derived-conversation.ts";
+import { promptDigests } from "../../src/provider/direct/turn-plan/history.ts";
 import { Conversation } from "../../src/conversation/conversation.ts";
 
 const user = (text: string) => ({
