@@ -8,7 +8,7 @@ import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { PROBE_EVERY } from "../../src/agent-run/blobs/blob-push.ts";
-import { SERVER_BLOBS_TRUSTED_MS } from "../../src/provider/direct/conversation/persistence.ts";
+import { SERVER_BLOBS_TRUSTED_MS } from "../../src/provider/direct/turn-plan/persistence.ts";
 
 const TRANSPORTS = ["sse", "http2"] as const;
 const quiet = { maxRetries: 0 } as const;

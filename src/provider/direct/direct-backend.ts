@@ -14,22 +14,18 @@ import type { ProviderConfig } from "./provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import type { ConvertedPrompt } from "./call/convert-prompt.ts";
 import { type CallRequest, readCallRequest } from "./call/call-request.ts";
-import { keyCall, type KeyedCall } from "./conversation/call-key.ts";
+import { keyCall, type KeyedCall } from "./turn-plan/call-key.ts";
 import { shortHash } from "./diagnostics/debug-lines.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
 import { ImageGate } from "./call/image-gate.ts";
 import { selectCallModel } from "./call/reasoning-selection.ts";
-import { markCompaction } from "./conversation/compaction.ts";
-import {
-  persistConversation,
-  persistWhenDone,
-  restoreIfAbsent,
-} from "./conversation/persistence.ts";
-import { planTurn, type TurnPlan } from "./conversation/turn-plan.ts";
+import { markCompaction } from "./turn-plan/compaction.ts";
+import { persistConversation, persistWhenDone, restoreIfAbsent } from "./turn-plan/persistence.ts";
+import { planTurn, type TurnPlan } from "./turn-plan/turn-plan.ts";
 import { openTurnStream } from "./run/turn-stream.ts";
 import { replayFreshRun } from "./recovery/fresh-run.ts";
 import { surfaceFailure, turnAllowance, turnBudget } from "./recovery/budget.ts";
-import { firstRunWindow } from "./conversation/seed-window.ts";
+import { firstRunWindow } from "./turn-plan/seed-window.ts";
 import { prepareRun, type RunInputs } from "./run/run-opener.ts";
 import type { StartFacts } from "./run/active-turn.ts";
 import { HeldTurns } from "./run/held-turns.ts";

@@ -31,7 +31,7 @@ import {
 import { type ConversationSnapshotStore, createMemorySnapshotStore } from "../../snapshot/store.ts";
 import type { ActiveTurn } from "./run/active-turn.ts";
 import { emitDiagnostic } from "./diagnostics/format.ts";
-import { createWorkspaceGit, type WorkspaceGit } from "./conversation/workspace-git.ts";
+import { createWorkspaceGit, type WorkspaceGit } from "./turn-plan/workspace-git.ts";
 import type { UsageMode } from "./diagnostics/events.ts";
 import { type BillingBook, createBillingBook, interruptRun } from "./billing/turn-billing.ts";
 import { createRetryLedger, type RetryLedger } from "../../conversation/retry-budget.ts";

@@ -7,7 +7,7 @@
 import { sha256Hex } from "../../../core/bytes.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { selectModel } from "../call/model-options.ts";
-import type { TurnPlan } from "../conversation/turn-plan.ts";
+import type { TurnPlan } from "../turn-plan/turn-plan.ts";
 import { emitDiagnostic } from "./format.ts";
 
 /**

@@ -14,7 +14,7 @@ import type {
 } from "./events.ts";
 import type { PassContext } from "./pass-context.ts";
 import { SYSTEM_RULE_PATH } from "../../../agent-run/request-context.ts";
-import { toolsCategoryChurn } from "../conversation/capability-epoch.ts";
+import { toolsCategoryChurn } from "../turn-plan/capability-epoch.ts";
 
 /** Inputs of {@link turnDiagnostics}. */
 export interface DiagnosticsInputs {

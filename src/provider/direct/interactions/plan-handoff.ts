@@ -10,7 +10,7 @@
 import type { ProviderConfig } from "../provider-config.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
 import { prepareRun, type RunInputs } from "../run/run-opener.ts";
-import type { TurnPlan } from "../conversation/turn-plan.ts";
+import type { TurnPlan } from "../turn-plan/turn-plan.ts";
 
 /** What the build Run is opened with besides the conversation. */
 export type HandoffInputs = Omit<RunInputs, "plan" | "executePlan">;

@@ -11,7 +11,7 @@ import type { LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from "@ai-s
 import type { DebugLogger } from "../../../core/logger.ts";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
-import { promptDigests } from "../conversation/history.ts";
+import { promptDigests } from "../turn-plan/history.ts";
 import type { HostTools } from "../tools/host-tools.ts";
 import { type DrainOutcome, logDrain, logFreshTurn } from "./lines.ts";
 

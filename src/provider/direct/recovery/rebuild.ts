@@ -16,9 +16,9 @@ import type { RebuildBarrier } from "./policy.ts";
 import { type PreparedRun, prepareRun, type RunInputs } from "../run/run-opener.ts";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ActiveTurn } from "../run/active-turn.ts";
-import { renderHistoryForReseed } from "../conversation/history-seed.ts";
-import type { TurnPlan } from "../conversation/turn-plan.ts";
-import { seedOverflow } from "../conversation/seed-fit.ts";
+import { renderHistoryForReseed } from "../turn-plan/history-seed.ts";
+import type { TurnPlan } from "../turn-plan/turn-plan.ts";
+import { seedOverflow } from "../turn-plan/seed-fit.ts";
 
 /** What each barrier tells the person reading the final error. */
 const BARRIER_REASONS: Readonly<Record<RebuildBarrier, (code: string) => string>> = {

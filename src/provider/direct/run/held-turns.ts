@@ -10,7 +10,7 @@ import type { SharedV3Warning } from "@ai-sdk/provider";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { CallRequest } from "../call/call-request.ts";
 import type { ImageGate } from "../call/image-gate.ts";
-import { persistWhenDone } from "../conversation/persistence.ts";
+import { persistWhenDone } from "../turn-plan/persistence.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import { interruptRun } from "../billing/turn-billing.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";

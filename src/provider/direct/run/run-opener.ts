@@ -36,14 +36,14 @@ import {
   type TurnOptions,
 } from "./active-turn.ts";
 import type { convertPrompt } from "../call/convert-prompt.ts";
-import { advertisedTools } from "../conversation/capability-epoch.ts";
-import { conversationSkills } from "../conversation/skills.ts";
-import { admitContextEpoch, instructionSources } from "../conversation/context-epoch.ts";
+import { advertisedTools } from "../turn-plan/capability-epoch.ts";
+import { conversationSkills } from "../turn-plan/skills.ts";
+import { admitContextEpoch, instructionSources } from "../turn-plan/context-epoch.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import { logOutbound } from "../diagnostics/outbound-lines.ts";
 import type { selectModel } from "../call/model-options.ts";
 import type { HostTools } from "../tools/host-tools.ts";
-import type { TurnPlan } from "../conversation/turn-plan.ts";
+import type { TurnPlan } from "../turn-plan/turn-plan.ts";
 
 /** What a Run is prepared from. */
 export interface RunInputs {

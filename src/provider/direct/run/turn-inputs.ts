@@ -9,7 +9,7 @@ import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { CallRequest } from "../call/call-request.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import type { ModelSelection } from "../call/model-options.ts";
-import type { TurnPlan } from "../conversation/turn-plan.ts";
+import type { TurnPlan } from "../turn-plan/turn-plan.ts";
 import { planHandoff } from "../interactions/plan-handoff.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import { surfaceFailure, type turnAllowance } from "../recovery/budget.ts";

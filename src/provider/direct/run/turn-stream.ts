@@ -9,7 +9,7 @@ import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { interruptRun } from "../billing/turn-billing.ts";
 import type { ActiveTurn } from "./active-turn.ts";
 import { closeOpenParts } from "./run-stream.ts";
-import { promptDigests } from "../conversation/history.ts";
+import { promptDigests } from "../turn-plan/history.ts";
 import type { HostTools } from "../tools/host-tools.ts";
 import type { PassContext } from "../diagnostics/pass-context.ts";
 import { finishWithBilling } from "../billing/finish-billing.ts";

@@ -11,10 +11,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsonSchema, tool } from "ai";
-import { createMemoryLogger } from "../../src/core/logger.ts";
-import type { CursorEmulator } from "../../src/testing/mod.ts";
-import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
-import { assistant, complete, lastModelContext, streamToolTurn, user } from "./support.ts";
+import { createMemoryLogger } from "../../../../src/core/logger.ts";
+import type { CursorEmulator } from "../../../../src/testing/mod.ts";
+import { emulatorProvider, hostTools, withEmulator } from "../../../support/emulator.ts";
+import {
+  assistant,
+  complete,
+  lastModelContext,
+  streamToolTurn,
+  user,
+} from "../../../recovery/support.ts";
 
 /** Runs `fn` with a scratch folder for the host's tools. */
 async function inScratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {

@@ -1,8 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, type ModelMessage } from "ai";
-import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { COMPACTION_CONTINUE_TEXT, COMPACTION_SYSTEM_PROMPT } from "./fixtures/opencode-prompts.ts";
+import { emulatorProvider, withEmulator } from "../../../support/emulator.ts";
+import {
+  COMPACTION_CONTINUE_TEXT,
+  COMPACTION_SYSTEM_PROMPT,
+} from "../../../continuity/fixtures/opencode-prompts.ts";
 
 const quiet = { maxRetries: 0 } as const;
 const SYSTEM = "You are opencode, an interactive CLI tool.";

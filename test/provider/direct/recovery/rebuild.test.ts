@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stepCountIs, streamText } from "ai";
-import { createMemoryLogger } from "../../src/core/logger.ts";
-import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
-import { complete, quiet, session, streamToolTurn, user } from "./support.ts";
-import { countingTools, countOf, rebuiltSeed } from "./rebuild-support.ts";
+import { createMemoryLogger } from "../../../../src/core/logger.ts";
+import { emulatorProvider, hostTools, withEmulator } from "../../../support/emulator.ts";
+import { complete, quiet, session, streamToolTurn, user } from "../../../recovery/support.ts";
+import { countingTools, countOf, rebuiltSeed } from "../../../recovery/rebuild-support.ts";
 
 /** What the uninterrupted turn shows: the text before the tool, then the reply after it. */
 const UNINTERRUPTED =

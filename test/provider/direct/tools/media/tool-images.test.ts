@@ -1,15 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, jsonSchema, type ModelMessage, tool, type ToolSet } from "ai";
-import { emulatorProvider, withEmulator } from "../support/emulator.ts";
+import { emulatorProvider, withEmulator } from "../../../../support/emulator.ts";
 import {
   sniffImageType,
   withToolImages,
-} from "../../src/provider/direct/tools/media/tool-images.ts";
-import { toolResultImages } from "../../src/provider/direct/tools/media/tool-media.ts";
-import { trailingToolResults } from "../../src/provider/direct/conversation/history.ts";
-import { convertPrompt } from "../../src/provider/direct/call/convert-prompt.ts";
-import { CursorError } from "../../src/core/cursor-error.ts";
+} from "../../../../../src/provider/direct/tools/media/tool-images.ts";
+import { toolResultImages } from "../../../../../src/provider/direct/tools/media/tool-media.ts";
+import { trailingToolResults } from "../../../../../src/provider/direct/turn-plan/history.ts";
+import { convertPrompt } from "../../../../../src/provider/direct/call/convert-prompt.ts";
+import { CursorError } from "../../../../../src/core/cursor-error.ts";
 
 /** A 1×1 PNG (70 bytes). */
 const PNG_BASE64 =

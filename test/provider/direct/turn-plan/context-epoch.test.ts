@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, type ModelMessage } from "ai";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { emulatorProvider, withEmulator } from "../../../support/emulator.ts";
+import { createSnapshotFileStore } from "../../../../src/adapters/node/snapshot-file-store.ts";
 import {
   admitContextEpoch,
   instructionSources,
   WHOLE_PROMPT_SOURCE,
-} from "../../src/provider/direct/conversation/context-epoch.ts";
+} from "../../../../src/provider/direct/turn-plan/context-epoch.ts";
 
 /** The tail of OpenCode 1.18.33's system prompt: one AGENTS.md, then the skills (real output). */
 const OPENCODE_TAIL = readFileSync("test/fixtures/opencode/system-prompt-skills.txt", "utf8");

@@ -1,9 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { ConversationStateStructureSchema } from "../../src/gen/agent/v1/conversation_state_pb.ts";
-import { checkpointWindow, seedOverflow } from "../../src/provider/direct/conversation/seed-fit.ts";
-import { toProviderError } from "../../src/provider/api-call-error.ts";
+import { ConversationStateStructureSchema } from "../../../../src/gen/agent/v1/conversation_state_pb.ts";
+import {
+  checkpointWindow,
+  seedOverflow,
+} from "../../../../src/provider/direct/turn-plan/seed-fit.ts";
+import { toProviderError } from "../../../../src/provider/api-call-error.ts";
 import { APICallError } from "@ai-sdk/provider";
 
 describe("seed fit", () => {
