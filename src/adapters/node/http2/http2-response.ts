@@ -6,11 +6,11 @@
  */
 import http2 from "node:http2";
 import { setImmediate } from "node:timers";
-import { CursorError } from "../../core/cursor-error.ts";
-import { decodeErrorDetail } from "../../protocol/error-detail.ts";
-import { classifyFailure } from "../../protocol/classify.ts";
-import { type Frame, readFrames } from "../../transport/frame-stream.ts";
-import { errorFromResponse } from "../../transport/http-error.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import { decodeErrorDetail } from "../../../protocol/error-detail.ts";
+import { classifyFailure } from "../../../protocol/classify.ts";
+import { type Frame, readFrames } from "../../../transport/frame-stream.ts";
+import { errorFromResponse } from "../../../transport/http-error.ts";
 
 /** How a Run's stream failed, as far as the stream's own events tell. */
 export interface StreamFailures {
