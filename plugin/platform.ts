@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { createFileDebugLogger } from "../src/adapters/node/debug-log-file.ts";
+import { createFileDebugLogger } from "../src/adapters/node/files/debug-log-file.ts";
 import { machineId, processEnvironment } from "../src/adapters/node/machine.ts";
-import { createModelCacheFile } from "../src/adapters/node/model-cache-file.ts";
-import { openBrowser } from "../src/adapters/node/open-browser.ts";
+import { createModelCacheFile } from "../src/adapters/node/files/model-cache-file.ts";
+import { openBrowser } from "../src/adapters/node/process/open-browser.ts";
 import { readOpenCodeAuth } from "../src/adapters/node/opencode-host.ts";
 import {
   createImageStagingFile,
   writeFileWithFolders,
-} from "../src/adapters/node/image-staging-file.ts";
+} from "../src/adapters/node/files/image-staging-file.ts";
 import type { ClassicPluginDependencies } from "./classic.ts";
 import { CURSOR_PROVIDER_ID } from "./settings.ts";
 

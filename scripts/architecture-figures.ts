@@ -9,7 +9,7 @@
  * @module
  */
 import ts from "typescript";
-import { parseCommandLine } from "../src/adapters/node/command-line.ts";
+import { parseCommandLine } from "../src/adapters/node/commands/command-line.ts";
 
 const FILE_LINES = 400;
 const FUNCTION_LINES = 80;

@@ -8,7 +8,7 @@
  * @module
  */
 import { runCaptured } from "./lib/test-files.ts";
-import { parseCommandLine } from "../src/adapters/node/command-line.ts";
+import { parseCommandLine } from "../src/adapters/node/commands/command-line.ts";
 
 const command = parseCommandLine({
   invocation: "npm run bench --",

@@ -49,11 +49,11 @@ const root = JSON.parse(await Deno.readTextFile("package.json")) as Record<strin
 const LAZY_DESCRIPTORS = "./src/protocol/lazy-descriptors.ts";
 const EXTRA_FILES = [
   "./src/testing/adapters/fake-cursor-agent/main.ts",
-  "./src/adapters/node/package-bin.ts",
+  "./src/adapters/node/commands/package-bin.ts",
   LAZY_DESCRIPTORS,
 ];
 /** Extra files bundled like the product entries (the executable loads no emulator). */
-const BUNDLED_EXTRA_FILES = ["./src/adapters/node/package-bin.ts"];
+const BUNDLED_EXTRA_FILES = ["./src/adapters/node/commands/package-bin.ts"];
 const entries = [...Object.values(deno.exports), ...EXTRA_FILES];
 const temporaryConfig = ".build/tsconfig.npm.json";
 await Deno.mkdir(".build", { recursive: true });

@@ -5,6 +5,6 @@
  *
  * @module
  */
-import { runDoctorCli } from "../src/adapters/node/doctor-cli.ts";
+import { runDoctorCli } from "../src/adapters/node/commands/doctor-cli.ts";
 
 Deno.exit(await runDoctorCli(Deno.args));

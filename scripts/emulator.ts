@@ -19,7 +19,7 @@ import {
   startCursorEmulator,
   type StartEmulatorOptions,
 } from "../src/testing/mod.ts";
-import { parseCommandLine } from "../src/adapters/node/command-line.ts";
+import { parseCommandLine } from "../src/adapters/node/commands/command-line.ts";
 import {
   formatRequestLine,
   loggedHandler,

@@ -10,7 +10,7 @@ import process from "node:process";
 import { stepCountIs, streamText } from "ai";
 import { createCursor } from "../node.ts";
 import { startCursorEmulator } from "../src/testing/mod.ts";
-import { parseCommandLine } from "../src/adapters/node/command-line.ts";
+import { parseCommandLine } from "../src/adapters/node/commands/command-line.ts";
 import { machineId } from "../src/adapters/node/machine.ts";
 import { exchangeApiKey } from "../src/auth/api-key-exchange.ts";
 import { fetchAvailableModels } from "../src/catalog/available-models.ts";

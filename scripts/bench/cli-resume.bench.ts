@@ -12,7 +12,7 @@
  */
 import { readFile, rm } from "node:fs/promises";
 import { jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from "ai";
-import { createNodeProcessRunner } from "../../src/adapters/node/process-runner.ts";
+import { createNodeProcessRunner } from "../../src/adapters/node/process/process-runner.ts";
 import { createResumeCache } from "../../src/cli/resume-cache.ts";
 import { createCliLanguageModel } from "../../src/provider/cli/cli-backend.ts";
 import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";

@@ -24,7 +24,7 @@ import { AgentClientMessageSchema } from "../../src/gen/agent/v1/client_message_
 import { decodeBidiAppend } from "../../src/protocol/bidi-append.ts";
 import { createCursor } from "../../node.ts";
 import { startCursorEmulator } from "../../src/testing/mod.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import { createConversationStore } from "../../src/conversation/conversation-store.ts";
 import { restoreConversation } from "../../src/snapshot/persistence.ts";

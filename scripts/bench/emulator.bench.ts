@@ -25,7 +25,7 @@ import { AgentRun } from "../../src/agent-run/agent-run.ts";
 import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import type { AgentRunStream, AgentTransport } from "../../src/transport/agent-transport.ts";
 import { createSseTransport } from "../../src/transport/sse-transport.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 
 const TIME_LIMIT_MS = 60_000;
 const DELTAS = 10_000;

@@ -29,7 +29,7 @@ import type {
 import { readFileSync } from "node:fs";
 import { cpuUsage } from "node:process";
 import { createCursor } from "../../node.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import type { AgentTransport } from "../../src/transport/agent-transport.ts";
 import { startEmulatorProcess } from "../lib/emulator-process.ts";
 

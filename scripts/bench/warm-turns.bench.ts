@@ -16,7 +16,7 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createCursor } from "../../node.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import { startEmulatorProcess } from "../lib/emulator-process.ts";
 
 const TURNS = 10;

@@ -1,7 +1,7 @@
 /**
  * The one seam between the CLI backend and the operating system: a small interface
  * for starting a process. The core never spawns anything itself; the Node adapter
- * (`src/adapters/node/process-runner.ts`) and test stubs implement it.
+ * (`src/adapters/node/process/process-runner.ts`) and test stubs implement it.
  *
  * @module
  */

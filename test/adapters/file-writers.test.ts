@@ -23,8 +23,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
-import { createModelCacheFile } from "../../src/adapters/node/model-cache-file.ts";
+import { createFileDebugLogger } from "../../src/adapters/node/files/debug-log-file.ts";
+import { createModelCacheFile } from "../../src/adapters/node/files/model-cache-file.ts";
 
 const ROLE = process.env.FILE_WRITER_ROLE;
 const LOG_CAP = 16 * 1024;

@@ -22,8 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createResumeCacheFile } from "../../src/adapters/node/resume-store.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createResumeCacheFile } from "../../src/adapters/node/files/resume-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 
 const ROLE = process.env.STORE_WRITER_ROLE;
 const WRITES = 40;

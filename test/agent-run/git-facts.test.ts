@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { type ModelMessage, streamText } from "ai";
 import { createCursorProvider } from "../../src/provider/cursor-provider.ts";
-import { createNodeGitRunner } from "../../src/adapters/node/git-runner.ts";
+import { createNodeGitRunner } from "../../src/adapters/node/process/git-runner.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import {
   type RequestContext,

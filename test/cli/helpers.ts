@@ -17,7 +17,7 @@ import type {
   ProcessSpawnOptions,
 } from "../../src/cli/process-runner.ts";
 import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";
-import { createNodeProcessRunner } from "../../src/adapters/node/process-runner.ts";
+import { createNodeProcessRunner } from "../../src/adapters/node/process/process-runner.ts";
 import { createMemoryLogger, type DebugLogger } from "../../src/core/logger.ts";
 import {
   type CliBackendConfig,

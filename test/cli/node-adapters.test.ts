@@ -5,11 +5,11 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { findCursorAgent } from "../../src/adapters/node/find-cursor-agent.ts";
+import { findCursorAgent } from "../../src/adapters/node/process/find-cursor-agent.ts";
 import {
   createNodeProcessRunner,
   windowsCommandLine,
-} from "../../src/adapters/node/process-runner.ts";
+} from "../../src/adapters/node/process/process-runner.ts";
 import { isAlive, waitFor } from "./helpers.ts";
 
 describe("finding cursor-agent", () => {

@@ -10,7 +10,7 @@ import process from "node:process";
 import { type ModelMessage, streamText } from "ai";
 import { flagValue, setupFake } from "../cli/helpers.ts";
 import { createResumeCache } from "../../src/cli/resume-cache.ts";
-import { createResumeCacheFile } from "../../src/adapters/node/resume-store.ts";
+import { createResumeCacheFile } from "../../src/adapters/node/files/resume-store.ts";
 import { COMPACTION_SYSTEM_PROMPT } from "./fixtures/opencode-prompts.ts";
 
 const SYSTEM = "You are a coding agent working in a repository.";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText } from "ai";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { COMPACTION_SYSTEM_PROMPT } from "./fixtures/opencode-prompts.ts";
 

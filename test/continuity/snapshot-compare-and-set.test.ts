@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import { createMemorySnapshotStore } from "../../src/snapshot/store.ts";
 import { defineSnapshotStoreContract } from "../support/snapshot-store-contract.ts";
 

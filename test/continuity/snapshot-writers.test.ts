@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import { decodeSnapshot, encodeSnapshot, snapshotMessage } from "../../src/snapshot/codec.ts";
 
 const WRITER = process.env.SNAPSHOT_WRITER_ID;

@@ -17,7 +17,7 @@ import {
   type ConversationSnapshotStore,
   createMemorySnapshotStore,
 } from "../../src/snapshot/store.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import { decodeSnapshot, encodeSnapshot } from "../../src/snapshot/codec.ts";
 import type { ConversationSnapshot } from "../../src/gen/provider/v1/conversation_snapshot_pb.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
+import { createFileDebugLogger } from "../../src/adapters/node/files/debug-log-file.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { emulatorSessions, gitWorkspace, scriptedSession } from "./support/golden-sessions.ts";
 

@@ -12,7 +12,7 @@ import { EnvelopeDecoder } from "../../src/protocol/envelope.ts";
 import { gunzip } from "../../src/transport/frame-stream.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { createCursor } from "../../node.ts";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
+import { createFileDebugLogger } from "../../src/adapters/node/files/debug-log-file.ts";
 import { createCredentialRedactor } from "../../src/auth/credential-redactor.ts";
 import { recordingFetch } from "./support/recording-fetch.ts";
 

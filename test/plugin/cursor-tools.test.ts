@@ -8,7 +8,7 @@ import { createClassicPlugin } from "../../plugin/classic.ts";
 import {
   createImageStagingFile,
   writeFileWithFolders,
-} from "../../src/adapters/node/image-staging-file.ts";
+} from "../../src/adapters/node/files/image-staging-file.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 
 async function inFolder(fn: (dir: string) => Promise<void>): Promise<void> {

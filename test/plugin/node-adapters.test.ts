@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createModelCacheFile } from "../../src/adapters/node/model-cache-file.ts";
-import { browserCommand, openBrowser } from "../../src/adapters/node/open-browser.ts";
+import { createModelCacheFile } from "../../src/adapters/node/files/model-cache-file.ts";
+import { browserCommand, openBrowser } from "../../src/adapters/node/process/open-browser.ts";
 import {
   openCodeAuthPath,
   openCodeCacheRoot,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, type ModelMessage } from "ai";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
 import { PROBE_EVERY } from "../../src/agent-run/blobs/blob-push.ts";
 import { SERVER_BLOBS_TRUSTED_MS } from "../../src/provider/direct/turn-plan/persistence.ts";

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stepCountIs, streamText } from "ai";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
+import { createFileDebugLogger } from "../../src/adapters/node/files/debug-log-file.ts";
 import type { DebugLogger, DiagnosticRecord } from "../../src/core/logger.ts";
 import type { DiagnosticEvent } from "../../src/provider/direct/diagnostics/events.ts";
 import { formatDiagnostic } from "../../src/provider/direct/diagnostics/format.ts";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { type ModelMessage, streamText } from "ai";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
+import { createFileDebugLogger } from "../../src/adapters/node/files/debug-log-file.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 
 /** The runbook's analysis recipe, unchanged (selecting one session by its key). */

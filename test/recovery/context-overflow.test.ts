@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APICallError, jsonSchema, tool } from "ai";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
 import { assistant, complete, streamToolTurn, user } from "./support.ts";
 

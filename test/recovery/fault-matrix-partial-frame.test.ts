@@ -7,7 +7,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { APICallError } from "ai";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import { createSseTransport } from "../../src/transport/sse-transport.ts";
 import type { AgentTransport } from "../../src/transport/agent-transport.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";

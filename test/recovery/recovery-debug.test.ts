@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
+import { createFileDebugLogger } from "../../src/adapters/node/files/debug-log-file.ts";
 import { emulatorProvider, hostTools, withEmulator } from "../support/emulator.ts";
 import { streamToolTurn, user } from "./support.ts";
 

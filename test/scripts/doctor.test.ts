@@ -9,8 +9,8 @@ import {
   installFakeCursorAgent,
   startCursorEmulator,
 } from "../../src/testing/mod.ts";
-import { createNodeDoctorProbes } from "../../src/adapters/node/doctor-probes.ts";
-import { runDoctorCli } from "../../src/adapters/node/doctor-cli.ts";
+import { createNodeDoctorProbes } from "../../src/adapters/node/commands/doctor-probes.ts";
+import { runDoctorCli } from "../../src/adapters/node/commands/doctor-cli.ts";
 import { runDoctor } from "../../src/doctor/run-doctor.ts";
 import type { CheckResult, DoctorProbes, DoctorReport } from "../../src/doctor/doctor-types.ts";
 import { serializeCatalogCache } from "../../src/catalog/model-cache.ts";

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { createSnapshotFileStore } from "../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../src/adapters/node/files/snapshot-file-store.ts";
 import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import { createConversationStore } from "../../src/conversation/conversation-store.ts";
 import { bytesToHex, sha256 } from "../../src/core/bytes.ts";

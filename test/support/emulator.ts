@@ -7,7 +7,7 @@ import {
   type StartEmulatorOptions,
 } from "../../src/testing/mod.ts";
 import { createCursor } from "../../node.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
 
 /** The HTTP/2 transport, with its `close()`. */

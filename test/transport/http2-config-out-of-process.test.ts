@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { generateText } from "ai";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { createCursorProvider } from "../../src/provider/cursor-provider.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import type { AgentTransport } from "../../src/transport/agent-transport.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../../scripts/lib/emulator-process.ts";
 

@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { generateText } from "ai";
 import { createCursor } from "../../node.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../../scripts/lib/emulator-process.ts";
 
 const RUNS = 200;

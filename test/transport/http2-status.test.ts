@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { CursorError } from "../../src/core/cursor-error.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import { errorFromResponse } from "../../src/transport/http-error.ts";
 import { withEmulator } from "../support/emulator.ts";
 

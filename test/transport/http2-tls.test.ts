@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createCursor } from "../../node.ts";
-import { createHttp2Transport } from "../../src/adapters/node/http2-transport.ts";
+import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../../scripts/lib/emulator-process.ts";
 
 const CA = readFileSync("test/testing/fixtures/local-ca.pem", "utf8");

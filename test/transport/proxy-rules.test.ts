@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { proxyFor } from "../../src/transport/proxy-rules.ts";
-import { proxyAwareFetch } from "../../src/adapters/node/proxy-aware-fetch.ts";
+import { proxyAwareFetch } from "../../src/adapters/node/proxy/proxy-aware-fetch.ts";
 
 const CURSOR = "https://api2.cursor.sh/aiserver.v1.AiService/AvailableModels";
 

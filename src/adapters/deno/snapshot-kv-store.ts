@@ -98,43 +98,19 @@ export function createDenoKvSnapshotStore(
   options: DenoKvSnapshotStoreOptions,
 ): VersionedSnapshotStore {
   const kv = options.kv;
-  const prefix = options.prefix ?? ["cursor-snapshot"];
-  const ttlMs = options.ttlMs ?? SNAPSHOT_LIFETIME_MS;
-  const maxValueBytes = options.maxValueBytes ?? DENO_KV_SNAPSHOT_MAX_VALUE_BYTES;
-  const headKey = (key: string): KvKeyLike => [...prefix, "head", key];
-  const chunkKey = (key: string, id: string, index: number): KvKeyLike => [
-    ...prefix,
-    "chunk",
-    key,
-    id,
-    index,
-  ];
-  const chunkKeys = (key: string, head: Head) =>
-    Array.from({ length: head.chunks }, (_, index) => chunkKey(key, head.id, index));
-  const removeChunks = async (keys: KvKeyLike[]) => {
-    for (const batch of batches(keys)) {
-      const operation = kv.atomic();
-      for (const key of batch) operation.delete(key);
-      await unlocked(() => operation.commit());
-    }
+  const space: KvSpace = {
+    kv,
+    prefix: options.prefix ?? ["cursor-snapshot"],
+    ttlMs: options.ttlMs ?? SNAPSHOT_LIFETIME_MS,
   };
+  const maxValueBytes = options.maxValueBytes ?? DENO_KV_SNAPSHOT_MAX_VALUE_BYTES;
   return {
     async read(key): Promise<SnapshotRead> {
-      const entry = await unlocked(() => kv.get(headKey(key)));
+      const entry = await unlocked(() => kv.get(headKey(space, key)));
       const head = asHead(entry.value);
       if (head === undefined || entry.versionstamp === null) return { status: "missing" };
-      const bytes = new Uint8Array(head.size);
-      let offset = 0;
-      for (const batch of batches(chunkKeys(key, head))) {
-        for (const chunk of await unlocked(() => kv.getMany(batch))) {
-          // A chunk expired before its head: the value is gone as a whole.
-          if (!(chunk.value instanceof Uint8Array)) return { status: "missing" };
-          if (offset + chunk.value.length > head.size) return { status: "missing" };
-          bytes.set(chunk.value, offset);
-          offset += chunk.value.length;
-        }
-      }
-      if (offset !== head.size) return { status: "missing" };
+      const bytes = await readChunks(space, key, head);
+      if (bytes === undefined) return { status: "missing" };
       return { status: "found", bytes, version: entry.versionstamp };
     },
     async write(key, bytes, writeOptions): Promise<SnapshotWrite> {
@@ -144,49 +120,115 @@ export function createDenoKvSnapshotStore(
           `A snapshot of ${bytes.length} bytes exceeds the store's bound of ${maxValueBytes} bytes`,
         );
       }
-      const previous = await unlocked(() => kv.get(headKey(key)));
+      const previous = await unlocked(() => kv.get(headKey(space, key)));
       const expected = writeOptions?.ifVersion;
       if (conflicts(previous.versionstamp, expected)) return { status: "conflict" };
-      const head: Head = {
-        id: crypto.randomUUID(),
-        chunks: Math.ceil(bytes.length / CHUNK_BYTES),
-        size: bytes.length,
-      };
-      const keys = chunkKeys(key, head);
-      for (const batch of batches(keys.map((chunk, index) => ({ chunk, index })))) {
-        const operation = kv.atomic();
-        for (const { chunk, index } of batch) {
-          const part = bytes.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
-          operation.set(chunk, part, { expireIn: ttlMs });
-        }
-        await unlocked(() => operation.commit());
-      }
-      // Checked against the head read above: whoever set it since wins, this write loses.
-      const operation = kv.atomic();
-      if (expected !== undefined) {
-        operation.check({ key: headKey(key), versionstamp: previous.versionstamp });
-      }
-      operation.set(headKey(key), head, { expireIn: ttlMs });
-      const committed = await unlocked(() => operation.commit());
-      if (!committed.ok || committed.versionstamp === undefined) {
-        await removeChunks(keys);
-        return { status: "conflict" };
-      }
-      const old = asHead(previous.value);
-      if (old !== undefined) await removeChunks(chunkKeys(key, old)).catch(() => {});
-      return { status: "written", version: committed.versionstamp };
+      return await writeSnapshot(space, key, bytes, previous, expected);
     },
     async remove(key) {
-      const entry = await unlocked(() => kv.get(headKey(key)));
+      const entry = await unlocked(() => kv.get(headKey(space, key)));
       const head = asHead(entry.value);
-      await unlocked(() => kv.atomic().delete(headKey(key)).commit());
-      if (head !== undefined) await removeChunks(chunkKeys(key, head));
+      await unlocked(() => kv.atomic().delete(headKey(space, key)).commit());
+      if (head !== undefined) await removeChunks(space, chunkKeys(space, key, head));
     },
     async version(key) {
-      const entry = await unlocked(() => kv.get(headKey(key)));
+      const entry = await unlocked(() => kv.get(headKey(space, key)));
       return asHead(entry.value) === undefined ? undefined : entry.versionstamp ?? undefined;
     },
   };
+}
+
+/** Where a store keeps its entries: the database, the key prefix and the entries' lifetime. */
+interface KvSpace {
+  readonly kv: KvLike;
+  readonly prefix: KvKeyLike;
+  readonly ttlMs: number;
+}
+
+function headKey(space: KvSpace, key: string): KvKeyLike {
+  return [...space.prefix, "head", key];
+}
+
+/** The keys of a head's chunks, in order. */
+function chunkKeys(space: KvSpace, key: string, head: Head): KvKeyLike[] {
+  return Array.from(
+    { length: head.chunks },
+    (_, index) => [...space.prefix, "chunk", key, head.id, index],
+  );
+}
+
+/** The bytes a head's chunks hold; `undefined` when one is missing or they do not fit it. */
+async function readChunks(
+  space: KvSpace,
+  key: string,
+  head: Head,
+): Promise<Uint8Array | undefined> {
+  const bytes = new Uint8Array(head.size);
+  let offset = 0;
+  for (const batch of batches(chunkKeys(space, key, head))) {
+    for (const chunk of await unlocked(() => space.kv.getMany(batch))) {
+      // A chunk expired before its head: the value is gone as a whole.
+      if (!(chunk.value instanceof Uint8Array)) return undefined;
+      if (offset + chunk.value.length > head.size) return undefined;
+      bytes.set(chunk.value, offset);
+      offset += chunk.value.length;
+    }
+  }
+  return offset === head.size ? bytes : undefined;
+}
+
+/**
+ * Writes the bytes as chunks under a fresh id, then the head naming them, checked against
+ * the head read before (when the write is conditional); removes the loser's chunks.
+ */
+async function writeSnapshot(
+  space: KvSpace,
+  key: string,
+  bytes: Uint8Array,
+  previous: KvEntryLike,
+  expected: string | null | undefined,
+): Promise<SnapshotWrite> {
+  const head: Head = {
+    id: crypto.randomUUID(),
+    chunks: Math.ceil(bytes.length / CHUNK_BYTES),
+    size: bytes.length,
+  };
+  const keys = chunkKeys(space, key, head);
+  await writeChunks(space, keys, bytes);
+  // Checked against the head read above: whoever set it since wins, this write loses.
+  const operation = space.kv.atomic();
+  if (expected !== undefined) {
+    operation.check({ key: headKey(space, key), versionstamp: previous.versionstamp });
+  }
+  operation.set(headKey(space, key), head, { expireIn: space.ttlMs });
+  const committed = await unlocked(() => operation.commit());
+  if (!committed.ok || committed.versionstamp === undefined) {
+    await removeChunks(space, keys);
+    return { status: "conflict" };
+  }
+  const old = asHead(previous.value);
+  if (old !== undefined) await removeChunks(space, chunkKeys(space, key, old)).catch(() => {});
+  return { status: "written", version: committed.versionstamp };
+}
+
+/** Sets the chunks (one per key, in order) in batches of atomic writes. */
+async function writeChunks(space: KvSpace, keys: KvKeyLike[], bytes: Uint8Array): Promise<void> {
+  for (const batch of batches(keys.map((chunk, index) => ({ chunk, index })))) {
+    const operation = space.kv.atomic();
+    for (const { chunk, index } of batch) {
+      const part = bytes.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
+      operation.set(chunk, part, { expireIn: space.ttlMs });
+    }
+    await unlocked(() => operation.commit());
+  }
+}
+
+async function removeChunks(space: KvSpace, keys: KvKeyLike[]): Promise<void> {
+  for (const batch of batches(keys)) {
+    const operation = space.kv.atomic();
+    for (const key of batch) operation.delete(key);
+    await unlocked(() => operation.commit());
+  }
 }
 
 /** Whether the stored head's versionstamp fails the write's condition. */

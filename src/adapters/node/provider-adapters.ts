@@ -9,16 +9,16 @@
 import type { ProviderAdapters } from "../../provider/provider-adapters.ts";
 import type { CursorProviderSettings } from "../../provider/cursor-settings.ts";
 import { proxyFor } from "../../transport/proxy-rules.ts";
-import { proxyAwareFetch } from "./proxy-aware-fetch.ts";
-import { createDeferredHttp2Transport } from "./deferred-http2-transport.ts";
-import { createFileDebugLogger } from "./debug-log-file.ts";
+import { proxyAwareFetch } from "./proxy/proxy-aware-fetch.ts";
+import { createDeferredHttp2Transport } from "./http2/deferred-http2-transport.ts";
+import { createFileDebugLogger } from "./files/debug-log-file.ts";
 import { currentDirectory, machineId, processEnvironment, workspaceFacts } from "./machine.ts";
-import { createNodeProcessRunner } from "./process-runner.ts";
-import { createNodeGitRunner } from "./git-runner.ts";
-import { findCursorAgent } from "./find-cursor-agent.ts";
-import { createSnapshotFileStore } from "./snapshot-file-store.ts";
-import { createResumeCacheFile } from "./resume-store.ts";
-import { createImageStagingFile } from "./image-staging-file.ts";
+import { createNodeProcessRunner } from "./process/process-runner.ts";
+import { createNodeGitRunner } from "./process/git-runner.ts";
+import { findCursorAgent } from "./process/find-cursor-agent.ts";
+import { createSnapshotFileStore } from "./files/snapshot-file-store.ts";
+import { createResumeCacheFile } from "./files/resume-store.ts";
+import { createImageStagingFile } from "./files/image-staging-file.ts";
 
 /**
  * The settings of a Node entry: the process environment unless one is given, and on

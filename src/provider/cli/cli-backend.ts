@@ -100,8 +100,8 @@ export interface CliBackendSettings extends CursorAgentPermissions {
  * @example Wiring for Node-compatible runtimes
  * ```ts
  * import process from "node:process";
- * import { findCursorAgent } from "../../adapters/node/find-cursor-agent.ts";
- * import { createNodeProcessRunner } from "../../adapters/node/process-runner.ts";
+ * import { findCursorAgent } from "../../adapters/node/process/find-cursor-agent.ts";
+ * import { createNodeProcessRunner } from "../../adapters/node/process/process-runner.ts";
  * import { createResumeCache, type CliBackendConfig } from "./cli-backend.ts";
  *
  * const settings = { force: false, sessionResume: true };

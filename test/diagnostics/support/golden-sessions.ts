@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
-import { createNodeGitRunner } from "../../../src/adapters/node/git-runner.ts";
+import { createNodeGitRunner } from "../../../src/adapters/node/process/git-runner.ts";
 import type { DebugLogger } from "../../../src/core/logger.ts";
 import type { InteractionUpdateSchema } from "../../../src/gen/agent/v1/interaction_update_pb.ts";
 import { createCursorProvider } from "../../../src/provider/cursor-provider.ts";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, jsonSchema, type ModelMessage, tool, type ToolSet } from "ai";
 import { emulatorProvider, withEmulator } from "../../../support/emulator.ts";
-import { createSnapshotFileStore } from "../../../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../../../src/adapters/node/files/snapshot-file-store.ts";
 
 const quiet = { maxRetries: 0 } as const;
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { generateText, type ModelMessage } from "ai";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { emulatorProvider, withEmulator } from "../../../support/emulator.ts";
-import { createSnapshotFileStore } from "../../../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../../../src/adapters/node/files/snapshot-file-store.ts";
 import {
   admitContextEpoch,
   instructionSources,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, type ModelMessage } from "ai";
 import { emulatorProvider, withEmulator } from "../../../support/emulator.ts";
-import { createSnapshotFileStore } from "../../../../src/adapters/node/snapshot-file-store.ts";
+import { createSnapshotFileStore } from "../../../../src/adapters/node/files/snapshot-file-store.ts";
 import { advertisedSkills, hostSkills } from "../../../../src/provider/direct/turn-plan/skills.ts";
 
 /** The tail of OpenCode 1.18.33's system prompt with one project skill (real binary output). */

@@ -12,17 +12,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { connect } from "node:tls";
-import { resolveDebugLogSettings } from "../../core/debug-settings.ts";
+import { resolveDebugLogSettings } from "../../../core/debug-settings.ts";
 import type {
   DoctorPaths,
   DoctorProbes,
   ProcessOutcome,
   TlsOutcome,
-} from "../../doctor/doctor-types.ts";
-import { findCursorAgent } from "./find-cursor-agent.ts";
-import { machineId } from "./machine.ts";
-import { MODEL_CACHE_FILE_NAME } from "./model-cache-file.ts";
-import { openCodeAuthPath, openCodeCacheRoot } from "./opencode-host.ts";
+} from "../../../doctor/doctor-types.ts";
+import { findCursorAgent } from "../process/find-cursor-agent.ts";
+import { machineId } from "../machine.ts";
+import { MODEL_CACHE_FILE_NAME } from "../files/model-cache-file.ts";
+import { openCodeAuthPath, openCodeCacheRoot } from "../opencode-host.ts";
 
 /** Options of {@link createNodeDoctorProbes}. */
 export interface NodeDoctorProbeOptions {

@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
-import type { GitOutcome, GitRunner } from "../../agent-run/git-facts.ts";
+import type { GitOutcome, GitRunner } from "../../../agent-run/git-facts.ts";
 
 /** Output kept per command; the rest is dropped (status is capped far below this). */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;

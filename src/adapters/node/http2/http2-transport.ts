@@ -7,14 +7,14 @@
  * @module
  */
 import http2 from "node:http2";
-import { CursorError } from "../../core/cursor-error.ts";
-import { encodeEnvelope } from "../../protocol/envelope.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import { encodeEnvelope } from "../../../protocol/envelope.ts";
 import type {
   AgentRunStream,
   AgentTransport,
   OpenRunOptions,
-} from "../../transport/agent-transport.ts";
-import type { Frame } from "../../transport/frame-stream.ts";
+} from "../../../transport/agent-transport.ts";
+import type { Frame } from "../../../transport/frame-stream.ts";
 import {
   grpcTrailerError,
   readResponse,

@@ -23,7 +23,7 @@ import type {
   ProcessHandle,
   ProcessRunner,
   ProcessSpawnOptions,
-} from "../../cli/process-runner.ts";
+} from "../../../cli/process-runner.ts";
 
 /** Options of {@link createNodeProcessRunner}. */
 export interface NodeProcessRunnerOptions {

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import {
   createDenoKvSnapshotStore,
   type KvLike,
-} from "../../src/adapters/deno/snapshot-kv-store.ts";
-import { defineSnapshotStoreContract } from "../support/snapshot-store-contract.ts";
+} from "../../../src/adapters/deno/snapshot-kv-store.ts";
+import { defineSnapshotStoreContract } from "../../support/snapshot-store-contract.ts";
 
 /** The part of the Deno namespace this file needs (tests are type-checked without it). */
 interface DenoKvRuntime {

@@ -6,11 +6,11 @@
  */
 import http2 from "node:http2";
 import { setImmediate } from "node:timers";
-import { CursorError } from "../../core/cursor-error.ts";
-import { decodeErrorDetail } from "../../protocol/error-detail.ts";
-import { classifyFailure } from "../../protocol/classify.ts";
-import { type Frame, readFrames } from "../../transport/frame-stream.ts";
-import { errorFromResponse } from "../../transport/http-error.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import { decodeErrorDetail } from "../../../protocol/error-detail.ts";
+import { classifyFailure } from "../../../protocol/classify.ts";
+import { type Frame, readFrames } from "../../../transport/frame-stream.ts";
+import { errorFromResponse } from "../../../transport/http-error.ts";
 
 /** How a Run's stream failed, as far as the stream's own events tell. */
 export interface StreamFailures {
@@ -74,83 +74,115 @@ function bodyOf(
   request: http2.ClientHttp2Stream,
   streamFailure: (error: unknown) => CursorError,
 ): ReadableStream<Uint8Array> {
-  let finished = false;
-  let failure: { readonly error: unknown } | undefined;
-  let fail: (error: unknown) => void = () => {};
-  let errorOnceRead: () => void = () => {};
+  const state: BodyState = { finished: false, failure: undefined };
   return new ReadableStream<Uint8Array>({
     start(controller) {
       // Deno's client can end an empty answer (a 464 without a body) before anyone reads
       // it, so its `end` has passed by now: the body is empty.
       if (request.readableEnded) {
-        finished = true;
+        state.finished = true;
         controller.close();
         return;
       }
-      // Each DATA frame is a `data` event of its own: those that arrive in one turn of the
-      // event loop are handed on as one chunk (one copy), so the reader pays its per-read
-      // cost (a promise, an idle timer, a stream hop) once per turn, not once per frame.
-      let pending: Uint8Array[] = [];
-      let pendingBytes = 0;
-      const flush = () => {
-        if (pending.length === 0 || finished) return;
-        const chunk = concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 1) <= 0) request.pause();
-      };
-      request.on("data", (chunk: Uint8Array) => {
-        if (finished) return;
-        if (pending.length === 0) setImmediate(flush);
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-      });
-      request.once("end", () => {
-        if (finished) return;
-        flush();
-        finished = true;
-        controller.close();
-      });
-      // An error empties a stream's queue: it waits until the reader took every frame
-      // that arrived before it (a checkpoint just before a GOAWAY must still count).
-      fail = (error: unknown) => {
-        if (finished) return;
-        flush();
-        finished = true;
-        failure = { error };
-        errorOnceRead();
-      };
-      errorOnceRead = () => {
-        if (failure !== undefined && (controller.desiredSize ?? 0) >= BODY_HIGH_WATER_MARK) {
-          controller.error(failure.error);
-          failure = undefined;
-        }
-      };
-      request.once("error", (error) => fail(error));
-      request.once("close", () => {
-        if (finished) return;
-        // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
-        const reset = resetError(request);
-        if (reset) {
-          fail(streamFailure(reset));
-          return;
-        }
-        flush();
-        finished = true;
-        controller.close();
-      });
+      forwardRequestEvents(request, controller, state, streamFailure);
     },
-    pull() {
-      errorOnceRead();
+    pull(controller) {
+      errorOnceRead(controller, state);
       request.resume();
     },
     cancel() {
-      finished = true;
-      failure = undefined;
+      state.finished = true;
+      state.failure = undefined;
       request.resume();
     },
   }, { highWaterMark: BODY_HIGH_WATER_MARK });
+}
+
+/** What a body's stream and its request's events share. */
+interface BodyState {
+  /** The body ended, failed or was cancelled: later events are ignored. */
+  finished: boolean;
+  /** A failure waiting until the reader took every frame that arrived before it. */
+  failure: { readonly error: unknown } | undefined;
+}
+
+type BodyController = ReadableStreamDefaultController<Uint8Array>;
+
+/** Hands the request's data, end, error and close on to the body's stream. */
+function forwardRequestEvents(
+  request: http2.ClientHttp2Stream,
+  controller: BodyController,
+  state: BodyState,
+  streamFailure: (error: unknown) => CursorError,
+): void {
+  const flush = forwardDataInBatches(request, controller, state);
+  const end = () => {
+    flush();
+    state.finished = true;
+    controller.close();
+  };
+  request.once("end", () => {
+    if (state.finished) return;
+    end();
+  });
+  // An error empties a stream's queue: it waits until the reader took every frame
+  // that arrived before it (a checkpoint just before a GOAWAY must still count).
+  const fail = (error: unknown) => {
+    if (state.finished) return;
+    flush();
+    state.finished = true;
+    state.failure = { error };
+    errorOnceRead(controller, state);
+  };
+  request.once("error", (error) => fail(error));
+  request.once("close", () => {
+    if (state.finished) return;
+    // A reset (RST_STREAM) ends the stream without its end: a failure, not an end.
+    const reset = resetError(request);
+    if (reset) {
+      fail(streamFailure(reset));
+      return;
+    }
+    end();
+  });
+}
+
+/**
+ * Forwards the request's data events; returns the flush that hands on what is pending.
+ * Each DATA frame is a `data` event of its own: those that arrive in one turn of the
+ * event loop are handed on as one chunk (one copy), so the reader pays its per-read
+ * cost (a promise, an idle timer, a stream hop) once per turn, not once per frame.
+ */
+function forwardDataInBatches(
+  request: http2.ClientHttp2Stream,
+  controller: BodyController,
+  state: BodyState,
+): () => void {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = () => {
+    if (pending.length === 0 || state.finished) return;
+    const chunk = concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    controller.enqueue(chunk);
+    if ((controller.desiredSize ?? 1) <= 0) request.pause();
+  };
+  request.on("data", (chunk: Uint8Array) => {
+    if (state.finished) return;
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+  });
+  return flush;
+}
+
+/** Errors the body with its waiting failure once the reader has taken every frame. */
+function errorOnceRead(controller: BodyController, state: BodyState): void {
+  if (state.failure !== undefined && (controller.desiredSize ?? 0) >= BODY_HIGH_WATER_MARK) {
+    controller.error(state.failure.error);
+    state.failure = undefined;
+  }
 }
 
 /** Chunks the body holds for a reader that is behind, before the stream pauses. */

@@ -6,9 +6,9 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "redis";
-import { createRedisSnapshotStore } from "../../src/adapters/redis/snapshot-redis-store.ts";
-import { defineSnapshotStoreContract } from "../support/snapshot-store-contract.ts";
-import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+import { createRedisSnapshotStore } from "../../../src/adapters/redis/snapshot-redis-store.ts";
+import { defineSnapshotStoreContract } from "../../support/snapshot-store-contract.ts";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.ts";
 
 describe("Redis snapshot store (real redis-server)", () => {
   let server: RedisServer;

@@ -10,8 +10,8 @@
 import https from "node:https";
 import type tls from "node:tls";
 import type { Duplex } from "node:stream";
-import { CursorError } from "../../core/cursor-error.ts";
-import { proxyFor, type ProxyRoute } from "../../transport/proxy-rules.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import { proxyFor, type ProxyRoute } from "../../../transport/proxy-rules.ts";
 import { openTunnel, tlsOverTunnel } from "./proxy-tunnel.ts";
 
 /** Limit for the proxy's answer to CONNECT. */

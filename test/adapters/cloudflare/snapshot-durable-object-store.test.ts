@@ -7,10 +7,10 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createDurableObjectSnapshotStore } from "../../src/adapters/cloudflare/snapshot-durable-object-store.ts";
-import { defineSnapshotStoreContract } from "../support/snapshot-store-contract.ts";
-import { startStoreHarness, type StoreHarness } from "../support/workerd/store-harness.ts";
-import { seededRandom } from "../support/random.ts";
+import { createDurableObjectSnapshotStore } from "../../../src/adapters/cloudflare/snapshot-durable-object-store.ts";
+import { defineSnapshotStoreContract } from "../../support/snapshot-store-contract.ts";
+import { startStoreHarness, type StoreHarness } from "../../support/workerd/store-harness.ts";
+import { seededRandom } from "../../support/random.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

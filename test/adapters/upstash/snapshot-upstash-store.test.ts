@@ -8,10 +8,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "redis";
-import { createUpstashSnapshotStore } from "../../src/adapters/upstash/snapshot-upstash-store.ts";
-import { defineSnapshotStoreContract } from "../support/snapshot-store-contract.ts";
-import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
-import { startUpstashRestBridge, type UpstashRestBridge } from "../support/upstash-rest-bridge.ts";
+import { createUpstashSnapshotStore } from "../../../src/adapters/upstash/snapshot-upstash-store.ts";
+import { defineSnapshotStoreContract } from "../../support/snapshot-store-contract.ts";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.ts";
+import {
+  startUpstashRestBridge,
+  type UpstashRestBridge,
+} from "../../support/upstash-rest-bridge.ts";
 
 /** Rejects with the store's error: this code, exactly this message. */
 function storeError(code: string, message: string) {

@@ -8,8 +8,8 @@
  */
 import net from "node:net";
 import tls from "node:tls";
-import { CursorError } from "../../core/cursor-error.ts";
-import type { ProxyRoute } from "../../transport/proxy-rules.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import type { ProxyRoute } from "../../../transport/proxy-rules.ts";
 
 /** Largest CONNECT answer head read before giving up. */
 const MAX_HEAD_BYTES = 16_384;

@@ -8,9 +8,9 @@
  * @module
  */
 import http2 from "node:http2";
-import { CursorError } from "../../core/cursor-error.ts";
-import type { ProxyRoute } from "../../transport/proxy-rules.ts";
-import { openTunnel, tlsOverTunnel } from "./proxy-tunnel.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import type { ProxyRoute } from "../../../transport/proxy-rules.ts";
+import { openTunnel, tlsOverTunnel } from "../proxy/proxy-tunnel.ts";
 
 /** The sessions of one transport. */
 export interface SessionPool {

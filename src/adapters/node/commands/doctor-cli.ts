@@ -7,7 +7,7 @@
  * @module
  */
 import process from "node:process";
-import { formatDoctorJson, formatDoctorText, runDoctor } from "../../doctor/run-doctor.ts";
+import { formatDoctorJson, formatDoctorText, runDoctor } from "../../../doctor/run-doctor.ts";
 import { type CommandSpec, parseCommandLine } from "./command-line.ts";
 import { createNodeDoctorProbes, type NodeDoctorProbeOptions } from "./doctor-probes.ts";
 

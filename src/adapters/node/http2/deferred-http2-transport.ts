@@ -10,7 +10,7 @@ import type {
   AgentRunStream,
   AgentTransport,
   OpenRunOptions,
-} from "../../transport/agent-transport.ts";
+} from "../../../transport/agent-transport.ts";
 import type { Http2TransportOptions } from "./http2-transport.ts";
 
 /**

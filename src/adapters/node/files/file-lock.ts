@@ -7,7 +7,7 @@
  */
 import { mkdir, open, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { CursorError } from "../../core/cursor-error.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
 import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "./private-file.ts";
 
 /** Bounds of {@link withFileLock}. */

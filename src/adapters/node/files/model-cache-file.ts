@@ -7,8 +7,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ModelCacheStore } from "../../catalog/model-cache.ts";
-import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
+import type { ModelCacheStore } from "../../../catalog/model-cache.ts";
+import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "../opencode-host.ts";
 import { writePrivateFileAtomic } from "./private-file.ts";
 
 /** The cache file's name. */

@@ -11,13 +11,17 @@
 import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import { type DebugLogger, type DiagnosticRecord, recoveryOnlyLogger } from "../../core/logger.ts";
-import { redactSecrets } from "../../core/cursor-error.ts";
+import {
+  type DebugLogger,
+  type DiagnosticRecord,
+  recoveryOnlyLogger,
+} from "../../../core/logger.ts";
+import { redactSecrets } from "../../../core/cursor-error.ts";
 import {
   DEBUG_LOG_SIZE_CAP_BYTES,
   type DebugLogEnvironment,
   resolveDebugLogSettings,
-} from "../../core/debug-settings.ts";
+} from "../../../core/debug-settings.ts";
 import { appendPrivateLine } from "./private-file.ts";
 /** Environment values of the file log: the debug settings plus the line format. */
 export interface FileDebugLogEnvironment extends DebugLogEnvironment {

@@ -20,10 +20,10 @@ import {
   type SnapshotWrite,
   type VersionedSnapshotStore,
   versionMatches,
-} from "../../snapshot/store.ts";
+} from "../../../snapshot/store.ts";
 import { withFileLock } from "./file-lock.ts";
-import { bytesToHex } from "../../core/bytes.ts";
-import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
+import { bytesToHex } from "../../../core/bytes.ts";
+import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "../opencode-host.ts";
 import { writePrivateFileAtomic } from "./private-file.ts";
 
 /** The folder's name under the cache root. */

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFileDebugLogger } from "../../src/adapters/node/debug-log-file.ts";
-import { resolveDebugLogSettings } from "../../src/core/debug-settings.ts";
+import { createFileDebugLogger } from "../../../../src/adapters/node/files/debug-log-file.ts";
+import { resolveDebugLogSettings } from "../../../../src/core/debug-settings.ts";
 
 function tempFile(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "debug-log-"));

@@ -12,8 +12,8 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } f
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import type { ImageStaging, StagedImage } from "../../provider/direct/tools/media/image-save.ts";
-import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
+import type { ImageStaging, StagedImage } from "../../../provider/direct/tools/media/image-save.ts";
+import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "../opencode-host.ts";
 import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "./private-file.ts";
 
 /** How long an untaken image is kept. */

@@ -9,8 +9,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import type { ResumeCacheFile } from "../../provider/cli/resume-persistence.ts";
-import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "./opencode-host.ts";
+import type { ResumeCacheFile } from "../../../provider/cli/resume-persistence.ts";
+import { openCodeCacheRoot, type OpenCodeHostEnvironment } from "../opencode-host.ts";
 import { writePrivateFileAtomic } from "./private-file.ts";
 
 /** Options for {@link createResumeCacheFile}. */
