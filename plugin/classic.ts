@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { OPENCODE_SIGN_IN_ADVICE } from "./sign-in-advice.ts";
+import { OPENCODE_SIGN_IN_ADVICE } from "./auth/sign-in-advice.ts";
 import {
   createCredentialRedactor,
   type CredentialRedactor,
@@ -21,14 +21,14 @@ import type { TokenSource } from "../src/auth/token-source.ts";
 import type { ModelCacheStore } from "../src/catalog/model-cache.ts";
 import { openCodeModels } from "../src/catalog/opencode-entries.ts";
 import { checkModelSelection } from "../src/catalog/variant-selection.ts";
-import { apiKeyMethod, browserLoginMethod } from "./auth-methods.ts";
-import { type CatalogRuntime, createCatalogRuntime } from "./catalog-runtime.ts";
+import { apiKeyMethod, browserLoginMethod } from "./auth/auth-methods.ts";
+import { type CatalogRuntime, createCatalogRuntime } from "./catalog/catalog-runtime.ts";
 import {
   accessTokenGetter,
   type CursorCredentials,
   parseStoredCredentials,
   tokenSourceFor,
-} from "./credentials.ts";
+} from "./auth/credentials.ts";
 import type {
   ChatParamsInputLike,
   ChatParamsOutputLike,
@@ -36,7 +36,7 @@ import type {
   ConfigLike,
   PluginInputLike,
 } from "./host-types.ts";
-import { explainCatalog } from "./troubleshooting.ts";
+import { explainCatalog } from "./catalog/troubleshooting.ts";
 import { cursorPluginTools } from "./cursor-tools.ts";
 import type { ImageStaging } from "../src/provider/direct/tools/media/image-save.ts";
 import { agentReadsRules, readSessionRules } from "./session-rules.ts";
