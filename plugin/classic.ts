@@ -11,21 +11,24 @@
  *
  * @module
  */
-import { OPENCODE_SIGN_IN_ADVICE } from "./sign-in-advice.ts";
-import { createCredentialRedactor } from "../src/auth/credential-redactor.ts";
+import { OPENCODE_SIGN_IN_ADVICE } from "./auth/sign-in-advice.ts";
+import {
+  createCredentialRedactor,
+  type CredentialRedactor,
+} from "../src/auth/credential-redactor.ts";
 import type { DebugLogger } from "../src/core/logger.ts";
 import type { TokenSource } from "../src/auth/token-source.ts";
 import type { ModelCacheStore } from "../src/catalog/model-cache.ts";
 import { openCodeModels } from "../src/catalog/opencode-entries.ts";
 import { checkModelSelection } from "../src/catalog/variant-selection.ts";
-import { apiKeyMethod, browserLoginMethod } from "./auth-methods.ts";
-import { createCatalogRuntime } from "./catalog-runtime.ts";
+import { apiKeyMethod, browserLoginMethod } from "./auth/auth-methods.ts";
+import { type CatalogRuntime, createCatalogRuntime } from "./catalog/catalog-runtime.ts";
 import {
   accessTokenGetter,
   type CursorCredentials,
   parseStoredCredentials,
   tokenSourceFor,
-} from "./credentials.ts";
+} from "./auth/credentials.ts";
 import type {
   ChatParamsInputLike,
   ChatParamsOutputLike,
@@ -33,7 +36,7 @@ import type {
   ConfigLike,
   PluginInputLike,
 } from "./host-types.ts";
-import { explainCatalog } from "./troubleshooting.ts";
+import { explainCatalog } from "./catalog/troubleshooting.ts";
 import { cursorPluginTools } from "./cursor-tools.ts";
 import type { ImageStaging } from "../src/provider/direct/tools/media/image-save.ts";
 import { agentReadsRules, readSessionRules } from "./session-rules.ts";
@@ -82,130 +85,185 @@ export type ClassicPlugin = (
  */
 export function createClassicPlugin(deps: ClassicPluginDependencies): ClassicPlugin {
   return (input, pluginOptions) => {
-    let settings: PluginSettings = resolvePluginSettings({ pluginOptions, env: deps.env });
-    const pluginClient = input.client;
-    const projectDirectory = absoluteDirectory(input.directory);
-    const catalog = createCatalogRuntime(deps);
-    const sources = new Map<string, TokenSource>();
-    const redactor = createCredentialRedactor();
-    const log = (level: "info" | "warn", text: string) => {
-      const message = redactor.redact(text);
-      if (deps.logger.enabled) deps.logger.line(`plugin: ${message}`);
-      input.client.app?.log({ body: { service: "cursor", level, message } }).catch(() => {});
-    };
-    const sourceFor = (credentials: CursorCredentials): TokenSource => {
-      const key = JSON.stringify(credentials);
-      const existing = sources.get(key);
-      if (existing !== undefined) return existing;
-      const source = tokenSourceFor(credentials, {
-        apiBaseURL: settings.apiBaseURL,
-        allowLoopback: settings.allowLoopback,
-        fetch: deps.fetch,
-        now: deps.now,
-        redactor,
-        onRenewed(renewed) {
-          log("info", `renewed the Cursor access token (${renewed.via})`);
-          if (renewed.via !== "refresh") return;
-          input.client.auth?.set({
-            path: { id: CURSOR_PROVIDER_ID },
-            body: {
-              type: "oauth",
-              access: renewed.accessToken,
-              refresh: renewed.refreshToken,
-              expires: renewed.expiresAt ?? deps.now() + 60 * 60 * 1000,
-            },
-          }).catch((error: unknown) =>
-            log("warn", `could not save the renewed Cursor login: ${String(error)}`)
-          );
-        },
-      });
-      sources.set(key, source);
-      return source;
-    };
-    const methodDeps = {
-      settings: () => settings,
-      fetch: deps.fetch,
-      now: deps.now,
-      openBrowser: deps.openBrowser,
-      sleep: deps.sleep,
-      report: (message: string) => {
-        log("warn", message);
-        console.error(redactor.redact(message));
-      },
-      afterLogin: async (tokens: TokenSource) => {
-        const result = await catalog.refresh(tokens, settings);
-        log(
-          "info",
-          `model catalogue after login: source=${result.source} models=${result.models.length}`,
-        );
-      },
-    };
+    const instance = createPluginInstance(deps, input, pluginOptions);
     const hooks: ClassicHooks = {
       tool: cursorPluginTools(deps),
-      async config(config: ConfigLike) {
-        const providers = config.provider ??= {};
-        let block = providers[CURSOR_PROVIDER_ID];
-        if (block === undefined) {
-          block = { name: REGISTERED_PROVIDER_NAME, npm: deps.providerEntry, models: {} };
-          providers[CURSOR_PROVIDER_ID] = block;
-          log("info", `registered provider ${CURSOR_PROVIDER_ID} (${deps.providerEntry})`);
-        }
-        // OpenCode's context meter reads occupancy-shaped usage (ADR 080).
-        block.options = {
-          usage: "occupancy",
-          signInAdvice: OPENCODE_SIGN_IN_ADVICE,
-          ...block.options,
-        };
-        settings = resolvePluginSettings({
-          providerOptions: block.options,
-          pluginOptions,
-          env: deps.env,
-        });
-        const credentials = parseStoredCredentials(await deps.readStoredAuth());
-        const tokens = credentials === undefined ? undefined : sourceFor(credentials);
-        const result = await catalog.load(tokens, settings);
-        const models = block.models ??= {};
-        for (const [id, entry] of Object.entries(openCodeModels(result.models))) {
-          const own = models[id];
-          models[id] = typeof own === "object" && own !== null ? { ...entry, ...own } : entry;
-        }
-        const explanation = explainCatalog(result, {
-          signedIn: credentials !== undefined,
-          cacheLocation: deps.storeLocation,
-          now: deps.now(),
-        });
-        log(explanation.level, explanation.message);
-      },
+      config: (config: ConfigLike) => configureProvider(instance, config),
       auth: {
         provider: CURSOR_PROVIDER_ID,
         async loader(getAuth) {
           const credentials = parseStoredCredentials(await getAuth());
           if (credentials === undefined) return {};
-          const tokens = sourceFor(credentials);
-          return { accessToken: accessTokenGetter(tokens) };
+          return { accessToken: accessTokenGetter(instance.sourceFor(credentials)) };
         },
-        methods: [browserLoginMethod(methodDeps), apiKeyMethod()],
+        methods: [browserLoginMethod(loginMethodDependencies(instance)), apiKeyMethod()],
       },
-      "chat.params"(input: ChatParamsInputLike, output: ChatParamsOutputLike) {
-        const providerId = input.provider?.info?.id ?? input.model.providerID;
-        if (providerId !== CURSOR_PROVIDER_ID) return Promise.resolve();
-        const error = checkModelSelection(catalog.models(), {
-          modelId: input.model.id,
-          variantKey: selectedVariant(input.message),
-          offeredVariants: offeredVariants(input.model),
-          options: output.options,
-        });
-        if (error !== undefined) {
-          log("warn", error.message);
-          return Promise.reject(error);
-        }
-        // This plugin instance serves one directory: the project of every session it sees.
-        if (projectDirectory !== undefined) output.options.workspace = projectDirectory;
-        return withSessionRules(pluginClient, input, output);
-      },
+      "chat.params": (input: ChatParamsInputLike, output: ChatParamsOutputLike) =>
+        checkChatParams(instance, input, output),
     };
     return Promise.resolve(hooks);
   };
+}
+
+/** What one plugin instance (one OpenCode project) shares between its hooks. */
+interface PluginInstance {
+  readonly deps: ClassicPluginDependencies;
+  readonly input: PluginInputLike;
+  readonly pluginOptions: Record<string, unknown> | undefined;
+  readonly projectDirectory: string | undefined;
+  readonly catalog: CatalogRuntime;
+  readonly redactor: CredentialRedactor;
+  readonly log: (level: "info" | "warn", text: string) => void;
+  /** The token source of `credentials`, one per distinct credentials. */
+  readonly sourceFor: (credentials: CursorCredentials) => TokenSource;
+  /** The current settings; `config` re-resolves them with the provider block's options. */
+  settings: PluginSettings;
+}
+
+function createPluginInstance(
+  deps: ClassicPluginDependencies,
+  input: PluginInputLike,
+  pluginOptions: Record<string, unknown> | undefined,
+): PluginInstance {
+  const redactor = createCredentialRedactor();
+  const log = (level: "info" | "warn", text: string) => {
+    const message = redactor.redact(text);
+    if (deps.logger.enabled) deps.logger.line(`plugin: ${message}`);
+    input.client.app?.log({ body: { service: "cursor", level, message } }).catch(() => {});
+  };
+  const sources = new Map<string, TokenSource>();
+  const instance: PluginInstance = {
+    deps,
+    input,
+    pluginOptions,
+    projectDirectory: absoluteDirectory(input.directory),
+    catalog: createCatalogRuntime(deps),
+    redactor,
+    log,
+    sourceFor: (credentials) => {
+      const key = JSON.stringify(credentials);
+      const source = sources.get(key) ?? renewingTokenSource(instance, credentials);
+      sources.set(key, source);
+      return source;
+    },
+    settings: resolvePluginSettings({ pluginOptions, env: deps.env }),
+  };
+  return instance;
+}
+
+/** A token source for `credentials` that writes a refreshed login back to OpenCode. */
+function renewingTokenSource(
+  instance: PluginInstance,
+  credentials: CursorCredentials,
+): TokenSource {
+  const { deps, input, log } = instance;
+  return tokenSourceFor(credentials, {
+    apiBaseURL: instance.settings.apiBaseURL,
+    allowLoopback: instance.settings.allowLoopback,
+    fetch: deps.fetch,
+    now: deps.now,
+    redactor: instance.redactor,
+    onRenewed(renewed) {
+      log("info", `renewed the Cursor access token (${renewed.via})`);
+      if (renewed.via !== "refresh") return;
+      input.client.auth?.set({
+        path: { id: CURSOR_PROVIDER_ID },
+        body: {
+          type: "oauth",
+          access: renewed.accessToken,
+          refresh: renewed.refreshToken,
+          expires: renewed.expiresAt ?? deps.now() + 60 * 60 * 1000,
+        },
+      }).catch((error: unknown) =>
+        log("warn", `could not save the renewed Cursor login: ${String(error)}`)
+      );
+    },
+  });
+}
+
+/** What the browser login method takes from the plugin instance. */
+function loginMethodDependencies(instance: PluginInstance) {
+  const { deps, log, redactor, catalog } = instance;
+  return {
+    settings: () => instance.settings,
+    fetch: deps.fetch,
+    now: deps.now,
+    openBrowser: deps.openBrowser,
+    sleep: deps.sleep,
+    report: (message: string) => {
+      log("warn", message);
+      console.error(redactor.redact(message));
+    },
+    afterLogin: async (tokens: TokenSource) => {
+      const result = await catalog.refresh(tokens, instance.settings);
+      log(
+        "info",
+        `model catalogue after login: source=${result.source} models=${result.models.length}`,
+      );
+    },
+  };
+}
+
+/** The `config` hook: registers the `cursor` provider and fills its models from the catalogue. */
+async function configureProvider(instance: PluginInstance, config: ConfigLike): Promise<void> {
+  const { deps, log } = instance;
+  const providers = config.provider ??= {};
+  let block = providers[CURSOR_PROVIDER_ID];
+  if (block === undefined) {
+    block = { name: REGISTERED_PROVIDER_NAME, npm: deps.providerEntry, models: {} };
+    providers[CURSOR_PROVIDER_ID] = block;
+    log("info", `registered provider ${CURSOR_PROVIDER_ID} (${deps.providerEntry})`);
+  }
+  // OpenCode's context meter reads occupancy-shaped usage (ADR 080).
+  block.options = {
+    usage: "occupancy",
+    signInAdvice: OPENCODE_SIGN_IN_ADVICE,
+    ...block.options,
+  };
+  instance.settings = resolvePluginSettings({
+    providerOptions: block.options,
+    pluginOptions: instance.pluginOptions,
+    env: deps.env,
+  });
+  const credentials = parseStoredCredentials(await deps.readStoredAuth());
+  const tokens = credentials === undefined ? undefined : instance.sourceFor(credentials);
+  const result = await instance.catalog.load(tokens, instance.settings);
+  const models = block.models ??= {};
+  for (const [id, entry] of Object.entries(openCodeModels(result.models))) {
+    const own = models[id];
+    models[id] = typeof own === "object" && own !== null ? { ...entry, ...own } : entry;
+  }
+  const explanation = explainCatalog(result, {
+    signedIn: credentials !== undefined,
+    cacheLocation: deps.storeLocation,
+    now: deps.now(),
+  });
+  log(explanation.level, explanation.message);
+}
+
+/** The `chat.params` hook: rejects a stale variant selection, hands on workspace and rules. */
+function checkChatParams(
+  instance: PluginInstance,
+  input: ChatParamsInputLike,
+  output: ChatParamsOutputLike,
+): Promise<void> {
+  const providerId = input.provider?.info?.id ?? input.model.providerID;
+  if (providerId !== CURSOR_PROVIDER_ID) return Promise.resolve();
+  const error = checkModelSelection(instance.catalog.models(), {
+    modelId: input.model.id,
+    variantKey: selectedVariant(input.message),
+    offeredVariants: offeredVariants(input.model),
+    options: output.options,
+  });
+  if (error !== undefined) {
+    instance.log("warn", error.message);
+    return Promise.reject(error);
+  }
+  // This plugin instance serves one directory: the project of every session it sees.
+  if (instance.projectDirectory !== undefined) {
+    output.options.workspace = instance.projectDirectory;
+  }
+  return withSessionRules(instance.input.client, input, output);
 }
 
 /** Hands the session's permission rules to the provider (plans and mode switches read them). */

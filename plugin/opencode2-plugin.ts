@@ -11,20 +11,20 @@ import type { OpenCodeModelCost, OpenCodeTokenCost } from "../src/catalog/openco
 import { type OpenCodeModelEntry, openCodeModels } from "../src/catalog/opencode-entries.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
 import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
-import { API_KEY_LABEL } from "./auth-methods.ts";
-import { createCatalogRuntime } from "./catalog-runtime.ts";
+import { API_KEY_LABEL } from "./auth/auth-methods.ts";
+import { createCatalogRuntime } from "./catalog/catalog-runtime.ts";
 import type { ClassicPluginDependencies } from "./classic.ts";
-import { tokenSourceFor } from "./credentials.ts";
+import { tokenSourceFor } from "./auth/credentials.ts";
 import { CURSOR_PROVIDER_ID, REGISTERED_PROVIDER_NAME, resolvePluginSettings } from "./settings.ts";
-import { explainCatalog } from "./troubleshooting.ts";
-import { credentialsFromIntegration, registerAisdk } from "./v2-registration.ts";
+import { explainCatalog } from "./catalog/troubleshooting.ts";
+import { credentialsFromIntegration, registerAisdk } from "./v2/v2-registration.ts";
 import type {
   V2CatalogDraftLike,
   V2ContextLike,
   V2ModelCost,
   V2ModelInfoLike,
   V2PluginDefinition,
-} from "./v2-types.ts";
+} from "./v2/v2-types.ts";
 
 /** What the 2.x plugin takes from its platform. */
 export interface OpenCode2Dependencies extends ClassicPluginDependencies {

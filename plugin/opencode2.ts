@@ -39,9 +39,9 @@
 import { createCursor } from "../node.ts";
 import { createOpenCode2Plugin } from "./opencode2-plugin.ts";
 import { nodePlatform } from "./platform.ts";
-import type { V2PluginDefinition } from "./v2-types.ts";
+import type { V2PluginDefinition } from "./v2/v2-types.ts";
 
-export type * from "./v2-types.ts";
+export type * from "./v2/v2-types.ts";
 
 /** The OpenCode 2.x plugin. */
 const CursorOpenCode2Plugin: V2PluginDefinition = createOpenCode2Plugin(() => ({

@@ -23,10 +23,10 @@
  */
 import CursorOpenCode2Plugin from "./opencode2.ts";
 import { CursorPlugin } from "./mod.ts";
-import type { V2PluginDefinition } from "./v2-types.ts";
+import type { V2PluginDefinition } from "./v2/v2-types.ts";
 import type { ClassicHooks, PluginInputLike } from "./host-types.ts";
 
-export type * from "./v2-types.ts";
+export type * from "./v2/v2-types.ts";
 export type * from "./host-types.ts";
 export type { PluginToolLike, ToolContextLike, ToolOutputLike } from "./cursor-tools.ts";
 

@@ -36,10 +36,10 @@
  */
 import { createCursor } from "../node.ts";
 import { nodePlatform } from "./platform.ts";
-import { registerAisdk } from "./v2-registration.ts";
-import type { V2ContextLike, V2PluginDefinition } from "./v2-types.ts";
+import { registerAisdk } from "./v2/v2-registration.ts";
+import type { V2ContextLike, V2PluginDefinition } from "./v2/v2-types.ts";
 
-export type * from "./v2-types.ts";
+export type * from "./v2/v2-types.ts";
 
 /** The v2 plugin: AI SDK registration of the Cursor provider. */
 const CursorV2Plugin: V2PluginDefinition = {

@@ -19,7 +19,7 @@ import {
 } from "../gen/agent/v1/server_message_pb.ts";
 import type { RequestContext } from "../gen/agent/v1/request_context_pb.ts";
 import type { ExecClientMessageSchema, ExecServerMessage } from "../gen/agent/v1/exec_pb.ts";
-import { classifyServerMessage } from "../protocol/server-message.ts";
+import { classifyServerMessage } from "../protocol/server/server-message.ts";
 import type { AgentRunStream } from "../transport/agent-transport.ts";
 import type { BlobStore } from "./blobs/blob-store.ts";
 import { refuseExec } from "./exec-refusal.ts";

@@ -19,7 +19,7 @@ import { rawFieldBytes } from "../protocol/raw-field.ts";
 import type {
   ServerMessageView,
   TurnCounters as WireCounters,
-} from "../protocol/server-message.ts";
+} from "../protocol/server/server-message-view.ts";
 import type { BlobStore } from "./blobs/blob-store.ts";
 import { declineInteraction, isHostAnswered } from "./query-routing.ts";
 import type { RunEvent, TurnCounters } from "./run-events.ts";

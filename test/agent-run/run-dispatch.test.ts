@@ -5,7 +5,7 @@ import { AgentServerMessageSchema } from "../../src/gen/agent/v1/server_message_
 import { RequestContextSchema } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { bytesToHex } from "../../src/core/bytes.ts";
-import { classifyServerMessage } from "../../src/protocol/server-message.ts";
+import { classifyServerMessage } from "../../src/protocol/server/server-message.ts";
 import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import {
   type ClientMessageInit,

@@ -7,8 +7,8 @@ import { exchangeApiKey } from "../../src/auth/api-key-exchange.ts";
 import { refreshSession } from "../../src/auth/refresh.ts";
 import { pollBrowserLogin, startBrowserLogin } from "../../src/auth/browser-login.ts";
 import { resolvePluginSettings } from "../../plugin/settings.ts";
-import { apiKeyMethod } from "../../plugin/auth-methods.ts";
-import { parseStoredCredentials, tokenSourceFor } from "../../plugin/credentials.ts";
+import { apiKeyMethod } from "../../plugin/auth/auth-methods.ts";
+import { parseStoredCredentials, tokenSourceFor } from "../../plugin/auth/credentials.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { recordingFetch, requestContains } from "./support/recording-fetch.ts";
 

@@ -6,7 +6,7 @@ import {
   accessTokenGetter,
   parseStoredCredentials,
   tokenSourceFor,
-} from "../../plugin/credentials.ts";
+} from "../../plugin/auth/credentials.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { recordingFetch } from "../hardening/support/recording-fetch.ts";
 

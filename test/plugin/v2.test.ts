@@ -10,14 +10,14 @@ import {
   providerSettingsFrom,
   registerAisdk,
   type V2Dependencies,
-} from "../../plugin/v2-registration.ts";
+} from "../../plugin/v2/v2-registration.ts";
 import { createOpenCode2Plugin } from "../../plugin/opencode2-plugin.ts";
 import type {
   V2ConnectionLike,
   V2ContextLike,
   V2LanguageInputLike,
   V2SdkInputLike,
-} from "../../plugin/v2-types.ts";
+} from "../../plugin/v2/v2-types.ts";
 import * as v2Module from "../../plugin/v2.ts";
 import * as opencode2Module from "../../plugin/opencode2.ts";
 import * as classicModule from "../../plugin/mod.ts";

@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { createTokenSource } from "../../src/auth/token-source.ts";
-import { accessTokenGetter } from "../../plugin/credentials.ts";
+import { accessTokenGetter } from "../../plugin/auth/credentials.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { RetryError, streamText } from "ai";
 import { assistant, complete, session, streamTurn, user } from "./support.ts";
@@ -86,7 +86,7 @@ for (const transport of ["sse", "http2"] as const) {
         const tokens = await emulator.auth.issueTokens();
         await new Promise((resolve) => setTimeout(resolve, 2100)); // the access token expired
         const { fetch, renewals } = unansweredRenewals();
-        // The stored sign-in as the OpenCode plugin hands it over (plugin/credentials.ts).
+        // The stored sign-in as the OpenCode plugin hands it over (plugin/auth/credentials.ts).
         const source = createTokenSource({
           accessToken: tokens.accessToken,
           refreshToken: tokens.refreshToken,

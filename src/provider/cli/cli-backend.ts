@@ -39,7 +39,7 @@ import type { BackendCapabilities, CallArgs } from "../call-args.ts";
 import { callWorkspace } from "../call-workspace.ts";
 import { CursorLanguageModel } from "../language-model.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
-import { argvFor, runTurn, type TurnContext } from "./run-turn.ts";
+import { argvFor, childEnvironment, permissionsOf, runTurn, type TurnContext } from "./run-turn.ts";
 
 export { createResumeCache, type ResumeCache } from "../../cli/resume-cache.ts";
 export type { ProcessRunner } from "../../cli/process-runner.ts";
@@ -381,25 +381,4 @@ export class CliBackend implements TurnBackend {
     argvFor(context, plan.mode === "fresh" ? undefined : plan.chatId);
     return context;
   }
-}
-
-function childEnvironment(
-  parent: Readonly<Record<string, string | undefined>>,
-  apiKey: string | undefined,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parent)) {
-    if (value !== undefined) env[name] = value;
-  }
-  if (apiKey !== undefined) env["CURSOR_API_KEY"] = apiKey;
-  return env;
-}
-
-function permissionsOf(config: CliBackendConfig): CursorAgentPermissions {
-  return {
-    ...(config.force === undefined ? {} : { force: config.force }),
-    ...(config.trust === undefined ? {} : { trust: config.trust }),
-    ...(config.approveMcps === undefined ? {} : { approveMcps: config.approveMcps }),
-    ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
-  };
 }

@@ -2,7 +2,8 @@
  * Runs one turn of the CLI backend: the attempt the resume plan asks for, at most one
  * clean re-run with the full prompt in a fresh chat (when a resume was answered with
  * another chat, or failed in a resume-specific way before any output), the resume
- * cache update after success, and the closing `finish` part.
+ * cache update after success, and the closing `finish` part; and the child process's
+ * environment and permission flags.
  *
  * @module
  */
@@ -292,4 +293,27 @@ function redact(text: string, secrets: readonly string[]): string {
 
 function abortReason(signal: AbortSignal): CursorError {
   return new CursorError("canceled", "Request was canceled", { cause: signal.reason });
+}
+
+/** The child process's whole environment: the parent's, plus `CURSOR_API_KEY` when given. */
+export function childEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  apiKey: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parent)) {
+    if (value !== undefined) env[name] = value;
+  }
+  if (apiKey !== undefined) env["CURSOR_API_KEY"] = apiKey;
+  return env;
+}
+
+/** The `cursor-agent` permission flags the settings set (unset ones are left out). */
+export function permissionsOf(config: CursorAgentPermissions): CursorAgentPermissions {
+  return {
+    ...(config.force === undefined ? {} : { force: config.force }),
+    ...(config.trust === undefined ? {} : { trust: config.trust }),
+    ...(config.approveMcps === undefined ? {} : { approveMcps: config.approveMcps }),
+    ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
+  };
 }

@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { validateCursorOrigin } from "../src/auth/cursor-origin.ts";
-import type { TokenSource } from "../src/auth/token-source.ts";
-import type { CatalogModel } from "../src/catalog/catalog-model.ts";
-import { fetchAvailableModels } from "../src/catalog/available-models.ts";
+import { validateCursorOrigin } from "../../src/auth/cursor-origin.ts";
+import type { TokenSource } from "../../src/auth/token-source.ts";
+import type { CatalogModel } from "../../src/catalog/catalog-model.ts";
+import { fetchAvailableModels } from "../../src/catalog/available-models.ts";
 import {
   type CatalogResult,
   ensureCatalog,
   type ModelCacheStore,
-} from "../src/catalog/model-cache.ts";
+} from "../../src/catalog/model-cache.ts";
 
 /** What the catalogue needs from its surroundings. */
 export interface CatalogDependencies {

@@ -5,16 +5,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { createLineDecoder } from "../../src/cli/line-decoder.ts";
-import { parseStreamJsonLine } from "../../src/cli/stream-event.ts";
+import { createLineDecoder } from "../../../src/cli/line-decoder.ts";
+import { parseStreamJsonLine } from "../../../src/cli/stream-event.ts";
 import {
   createStreamMapper,
   type StreamMapper,
   type StreamMapperOptions,
-} from "../../src/provider/cli/stream-mapper.ts";
-import { createDeltaTracker } from "../../src/cli/text-dedupe.ts";
-import { createMemoryLogger } from "../../src/core/logger.ts";
-import { readFixture, textOf } from "./helpers.ts";
+} from "../../../src/provider/cli/stream-mapper.ts";
+import { createDeltaTracker } from "../../../src/cli/text-dedupe.ts";
+import { createMemoryLogger } from "../../../src/core/logger.ts";
+import { readFixture, textOf } from "../../cli/helpers.ts";
 
 const BASH = {
   name: "bash",

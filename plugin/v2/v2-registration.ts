@@ -6,22 +6,22 @@
  *
  * @module
  */
-import { OPENCODE_SIGN_IN_ADVICE } from "./sign-in-advice.ts";
-import type { TokenSource } from "../src/auth/token-source.ts";
-import type { CatalogModel } from "../src/catalog/catalog-model.ts";
-import { checkModelSelection } from "../src/catalog/variant-selection.ts";
-import type { DebugLogger } from "../src/core/logger.ts";
-import { NPM_NAMES } from "../src/core/package-name.ts";
-import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
-import type { CursorProvider } from "../src/provider/cursor-provider.ts";
+import { OPENCODE_SIGN_IN_ADVICE } from "../auth/sign-in-advice.ts";
+import type { TokenSource } from "../../src/auth/token-source.ts";
+import type { CatalogModel } from "../../src/catalog/catalog-model.ts";
+import { checkModelSelection } from "../../src/catalog/variant-selection.ts";
+import type { DebugLogger } from "../../src/core/logger.ts";
+import { NPM_NAMES } from "../../src/core/package-name.ts";
+import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProvider } from "../../src/provider/cursor-provider.ts";
 import {
   accessTokenGetter,
   type CursorCredentials,
   parseStoredCredentials,
   tokenSourceFor,
-} from "./credentials.ts";
-import { cursorOptionsFrom, withCursorOptions } from "./cursor-options-model.ts";
-import { CURSOR_PROVIDER_ID, resolvePluginSettings } from "./settings.ts";
+} from "../auth/credentials.ts";
+import { cursorOptionsFrom, withCursorOptions } from "../catalog/cursor-options-model.ts";
+import { CURSOR_PROVIDER_ID, resolvePluginSettings } from "../settings.ts";
 import type {
   V2ContextLike,
   V2IntegrationDomainLike,

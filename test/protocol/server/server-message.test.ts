@@ -7,12 +7,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { ThinkingStyle } from "../../src/gen/agent/v1/interaction_update_pb.ts";
-import { AgentServerMessageSchema } from "../../src/gen/agent/v1/server_message_pb.ts";
-import {
-  classifyServerMessage,
-  type ServerMessageView,
-} from "../../src/protocol/server-message.ts";
+import { ThinkingStyle } from "../../../src/gen/agent/v1/interaction_update_pb.ts";
+import { AgentServerMessageSchema } from "../../../src/gen/agent/v1/server_message_pb.ts";
+import { classifyServerMessage } from "../../../src/protocol/server/server-message.ts";
+import type { ServerMessageView } from "../../../src/protocol/server/server-message-view.ts";
 
 type ServerInit = MessageInitShape<typeof AgentServerMessageSchema>;
 type UpdateInit = NonNullable<

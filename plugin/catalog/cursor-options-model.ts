@@ -6,7 +6,7 @@
  * @module
  */
 import type { JSONObject, LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
-import type { CursorModelOptions } from "../src/catalog/opencode-entries.ts";
+import type { CursorModelOptions } from "../../src/catalog/opencode-entries.ts";
 
 /**
  * Picks the Cursor call options out of a model's settings.

@@ -6,15 +6,15 @@
  *
  * @module
  */
-import { CursorError } from "../src/core/cursor-error.ts";
-import type { CredentialRedactor } from "../src/auth/credential-redactor.ts";
-import { jwtExpiryMs } from "../src/auth/jwt.ts";
+import { CursorError } from "../../src/core/cursor-error.ts";
+import type { CredentialRedactor } from "../../src/auth/credential-redactor.ts";
+import { jwtExpiryMs } from "../../src/auth/jwt.ts";
 import {
   type AccessTokenGetter,
   createTokenSource,
   type RenewedCredentials,
   type TokenSource,
-} from "../src/auth/token-source.ts";
+} from "../../src/auth/token-source.ts";
 
 /** Credentials in the form the plugin works with. */
 export type CursorCredentials =

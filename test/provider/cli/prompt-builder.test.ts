@@ -2,9 +2,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { buildFullPrompt, buildIncrementalPrompt } from "../../src/provider/cli/prompt-builder.ts";
-import { detectMetadataPrompt } from "../../src/provider/cli/meta-prompt.ts";
-import { hostToolsOf, toolFingerprint } from "../../src/provider/cli/tool-fingerprint.ts";
+import {
+  buildFullPrompt,
+  buildIncrementalPrompt,
+} from "../../../src/provider/cli/prompt-builder.ts";
+import { detectMetadataPrompt } from "../../../src/provider/cli/meta-prompt.ts";
+import { hostToolsOf, toolFingerprint } from "../../../src/provider/cli/tool-fingerprint.ts";
 
 const text = (value: string) => ({ type: "text" as const, text: value });
 

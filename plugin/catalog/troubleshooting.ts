@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { CatalogResult } from "../src/catalog/model-cache.ts";
-import { SIGN_IN_AGAIN, signInError } from "./credentials.ts";
+import type { CatalogResult } from "../../src/catalog/model-cache.ts";
+import { SIGN_IN_AGAIN, signInError } from "../auth/credentials.ts";
 
 /** A message with its level. */
 export interface Explanation {

@@ -7,8 +7,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { APICallError } from "@ai-sdk/provider";
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from "ai";
-import { findCursorAgent } from "../../src/adapters/node/process/find-cursor-agent.ts";
-import { flagValue, isAlive, setupFake, waitFor } from "./helpers.ts";
+import { findCursorAgent } from "../../../src/adapters/node/process/find-cursor-agent.ts";
+import { flagValue, isAlive, setupFake, waitFor } from "../../cli/helpers.ts";
 
 const executed: string[] = [];
 const bash = tool({

@@ -9,7 +9,7 @@ import {
   createCliLanguageModel,
   createResumeCache,
 } from "../../src/provider/cli/cli-backend.ts";
-import { collect, createStubRunner, readFixture, textOf } from "./helpers.ts";
+import { collect, createStubRunner, readFixture, textOf } from "../cli/helpers.ts";
 
 const PROMPT: LanguageModelV3CallOptions["prompt"] = [{
   role: "user",

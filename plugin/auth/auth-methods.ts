@@ -7,12 +7,12 @@
  *
  * @module
  */
-import { pollBrowserLogin, startBrowserLogin } from "../src/auth/browser-login.ts";
-import { jwtExpiryMs } from "../src/auth/jwt.ts";
-import { createTokenSource, type TokenSource } from "../src/auth/token-source.ts";
-import { CursorError } from "../src/core/cursor-error.ts";
-import type { ApiMethodLike, OAuthCallbackResult, OAuthMethodLike } from "./host-types.ts";
-import type { PluginSettings } from "./settings.ts";
+import { pollBrowserLogin, startBrowserLogin } from "../../src/auth/browser-login.ts";
+import { jwtExpiryMs } from "../../src/auth/jwt.ts";
+import { createTokenSource, type TokenSource } from "../../src/auth/token-source.ts";
+import { CursorError } from "../../src/core/cursor-error.ts";
+import type { ApiMethodLike, OAuthCallbackResult, OAuthMethodLike } from "../host-types.ts";
+import type { PluginSettings } from "../settings.ts";
 
 /** Label of the browser login method. */
 export const BROWSER_LOGIN_LABEL = "Cursor account (browser login)";

@@ -7,11 +7,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { APICallError, generateText } from "ai";
-import { createCursor as createWeb } from "../../mod.ts";
-import { createCursor as createNode } from "../../node.ts";
-import { createCursor as createWebV4 } from "../../v4.ts";
-import { runtimeEnvironment, webSignInAdvice } from "../../src/adapters/web/runtime-env.ts";
-import { OPENCODE_SIGN_IN_ADVICE } from "../../plugin/sign-in-advice.ts";
+import { createCursor as createWeb } from "../../../mod.ts";
+import { createCursor as createNode } from "../../../node.ts";
+import { createCursor as createWebV4 } from "../../../v4.ts";
+import { runtimeEnvironment, webSignInAdvice } from "../../../src/adapters/web/runtime-env.ts";
+import { OPENCODE_SIGN_IN_ADVICE } from "../../../plugin/auth/sign-in-advice.ts";
 
 const agent = { agentBaseURL: "https://agent.cursor.sh", machineId: "a".repeat(64) } as const;
 
