@@ -26,13 +26,8 @@ import { refuseExec } from "./exec-refusal.ts";
 import type { RunEvent } from "./run-events.ts";
 import { goneAwayError, interruptedError, silentError, withReplaySafety } from "./run-failures.ts";
 import { nextBefore } from "./next-before.ts";
-import {
-  type ClientMessageInit,
-  createRunActivity,
-  dispatchServerMessage,
-  type DisplayFailure,
-  type RunActivity,
-} from "./run-dispatch.ts";
+import { type ClientMessageInit, dispatchServerMessage } from "./run-dispatch.ts";
+import { createRunActivity, type DisplayFailure, type RunActivity } from "./run-activity.ts";
 
 /** The `message` oneof of an exec result. */
 export type ExecResultMessage = NonNullable<

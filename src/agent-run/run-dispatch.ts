@@ -23,65 +23,10 @@ import type {
 import type { BlobStore } from "./blobs/blob-store.ts";
 import { declineInteraction, isHostAnswered } from "./query-routing.ts";
 import type { RunEvent, TurnCounters } from "./run-events.ts";
+import type { DisplayFailure, RunActivity } from "./run-activity.ts";
 
 /** A client message as a `create()` init shape. */
 export type ClientMessageInit = MessageInitShape<typeof AgentClientMessageSchema>;
-
-/** What a Run has done so far, counted as its messages are dispatched (for diagnostics). */
-export interface RunActivity {
-  checkpointUpdates: number;
-  tokenDetailUpdates: number;
-  stepsStarted: number;
-  stepsCompleted: number;
-  displayToolCalls: number;
-  execRequests: number;
-  kvGets: number;
-  kvSets: number;
-  /** Visible output (text, thinking, tool activity) reached the host: replay is unsafe. */
-  visibleOutput: boolean;
-  /** A CreatePlan / SwitchMode call or query came in this Run. */
-  createPlanInRun: boolean;
-  switchModeInRun: boolean;
-  /** Completed display tool calls whose result is an error, not yet logged. */
-  displayFailures: DisplayFailure[];
-}
-
-/**
- * A Run's activity before its first message.
- *
- * @returns Zero counts.
- */
-export function createRunActivity(): RunActivity {
-  return {
-    checkpointUpdates: 0,
-    tokenDetailUpdates: 0,
-    stepsStarted: 0,
-    stepsCompleted: 0,
-    displayToolCalls: 0,
-    execRequests: 0,
-    kvGets: 0,
-    kvSets: 0,
-    visibleOutput: false,
-    createPlanInRun: false,
-    switchModeInRun: false,
-    displayFailures: [],
-  };
-}
-
-/** The error result of a completed display tool call. */
-export interface DisplayFailure {
-  readonly callId: string;
-  /** The ToolCall variant (`mcpToolCall`, `readToolCall`, …). */
-  readonly tool: string;
-  /** The result's error text (for MCP calls, Cursor's error title and detail). */
-  readonly error: string;
-  /** For MCP calls: the tool name the model chose, its namespace and bare name (may be empty). */
-  readonly mcp?: {
-    readonly name: string;
-    readonly providerIdentifier: string;
-    readonly toolName: string;
-  };
-}
 
 /** What dispatching needs from the Run. */
 export interface DispatchTarget {

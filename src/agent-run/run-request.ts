@@ -97,6 +97,36 @@ export interface ResumeRequestInputs {
 }
 
 /**
+ * The wire mode of Cursor's unified mode id: agent unless the conversation plans, asks
+ * or debugs.
+ *
+ * @param mode The conversation's Cursor mode (`plan`, `ask`, …; unset: agent).
+ * @returns The `AgentMode` a user-turn request carries.
+ *
+ * @example
+ * ```ts
+ * import { AgentMode } from "../gen/agent/v1/common_pb.ts";
+ * import { agentModeOf } from "./run-request.ts";
+ *
+ * console.assert(agentModeOf("spec") === AgentMode.PLAN && agentModeOf(undefined) === AgentMode.AGENT);
+ * ```
+ */
+export function agentModeOf(mode: string | undefined): AgentMode {
+  switch (mode) {
+    case "plan":
+    case "spec":
+      return AgentMode.PLAN;
+    case "ask":
+    case "chat":
+      return AgentMode.ASK;
+    case "debug":
+      return AgentMode.DEBUG;
+    default:
+      return AgentMode.AGENT;
+  }
+}
+
+/**
  * Builds the run request that resumes an interrupted turn from its latest eligible
  * checkpoint (spliced in at encoding): `resume_action` with the request context, the
  * same conversation.

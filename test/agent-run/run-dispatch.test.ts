@@ -9,10 +9,10 @@ import { classifyServerMessage } from "../../src/protocol/server/server-message.
 import { createMemoryBlobStore } from "../../src/agent-run/blobs/blob-store.ts";
 import {
   type ClientMessageInit,
-  createRunActivity,
   dispatchServerMessage,
   type DispatchTarget,
 } from "../../src/agent-run/run-dispatch.ts";
+import { createRunActivity } from "../../src/agent-run/run-activity.ts";
 
 type ServerInit = MessageInitShape<typeof AgentServerMessageSchema>;
 

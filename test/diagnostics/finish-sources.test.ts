@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { RunActivity } from "../../src/agent-run/run-dispatch.ts";
+import type { RunActivity } from "../../src/agent-run/run-activity.ts";
 import type { TurnCounters } from "../../src/agent-run/run-events.ts";
 import { buildFinish, type FinishContext } from "../../src/provider/direct/run/finish.ts";
 import { formatDiagnostic } from "../../src/provider/direct/diagnostics/format.ts";

@@ -17,7 +17,11 @@ import {
   materializeRequestContext,
   requestContextKey,
 } from "../../../agent-run/request-context.ts";
-import { buildResumeRequest, buildUserTurnRequest } from "../../../agent-run/run-request.ts";
+import {
+  agentModeOf,
+  buildResumeRequest,
+  buildUserTurnRequest,
+} from "../../../agent-run/run-request.ts";
 import type { RequestContext } from "../../../gen/agent/v1/request_context_pb.ts";
 import {
   noteRun,
@@ -25,7 +29,6 @@ import {
   type ServerBlobKnowledge,
 } from "../../../agent-run/blobs/blob-push.ts";
 import { buildExecutePlanRequest } from "../../../agent-run/query-routing.ts";
-import { AgentMode } from "../../../gen/agent/v1/common_pb.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../provider-config.ts";
@@ -188,7 +191,7 @@ function runRequest(config: ProviderConfig, input: RunInputs, context: RequestCo
     images: input.converted.images.map((image) => ({ ...image, uuid: config.generateId() })),
     requestContext: context,
     model: selection,
-    mode: agentMode(plan.conversation?.cursorMode),
+    mode: agentModeOf(plan.conversation?.cursorMode),
   });
 }
 
@@ -263,22 +266,6 @@ function turnOpener(
     turn.interactions.sessionRules = input.cursorOptions.sessionRules;
     return turn;
   };
-}
-
-/** The wire mode of Cursor's unified mode id (agent unless the conversation plans or asks). */
-function agentMode(mode: string | undefined): AgentMode {
-  switch (mode) {
-    case "plan":
-    case "spec":
-      return AgentMode.PLAN;
-    case "ask":
-    case "chat":
-      return AgentMode.ASK;
-    case "debug":
-      return AgentMode.DEBUG;
-    default:
-      return AgentMode.AGENT;
-  }
 }
 
 /** What opening one Run takes. */
