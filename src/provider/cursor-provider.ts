@@ -13,7 +13,7 @@ import { CursorLanguageModel } from "./language-model.ts";
 import type { TurnBackend } from "./turn-backend.ts";
 import { DirectBackend } from "./direct/direct-backend.ts";
 import { CliBackend } from "./cli/cli-backend.ts";
-import { resolveProviderConfig } from "./direct/provider-config.ts";
+import { resolveProviderConfig } from "./direct/config/provider-config.ts";
 import type { ProviderAdapters } from "./provider-adapters.ts";
 import { checkProviderSettings } from "./settings-check.ts";
 import { DEFAULT_SIGN_IN_ADVICE } from "./api-call-error.ts";

@@ -14,7 +14,7 @@ import {
   RequestContextSchema,
 } from "../../src/gen/agent/v1/request_context_pb.ts";
 import { discoverGit, type GitOutcome, type GitRunner } from "../../src/agent-run/git-facts.ts";
-import { createWorkspaceGit } from "../../src/provider/direct/turn-plan/workspace-git.ts";
+import { createWorkspaceGit } from "../../src/provider/direct/config/workspace-git.ts";
 import { directiveScenario } from "../../src/testing/mod.ts";
 import { withEmulator } from "../support/emulator.ts";
 

@@ -17,8 +17,8 @@ export const OWNED_STATE: readonly OwnedState[] = [
   { file: "src/conversation/conversation.ts", name: "Conversation" },
   { file: "src/conversation/conversation-state.ts", name: "ConversationState" },
   { file: "src/conversation/conversation-state.ts", name: "TurnStart" },
-  { file: "src/provider/direct/run/active-turn.ts", name: "ActiveTurn" },
-  { file: "src/provider/direct/run/active-turn.ts", name: "StartFacts" },
+  { file: "src/provider/direct/turn/active-turn.ts", name: "ActiveTurn" },
+  { file: "src/provider/direct/turn-types.ts", name: "StartFacts" },
   { file: "src/conversation/checkpoint-eligibility.ts", name: "CheckpointEligibility" },
 ];
 

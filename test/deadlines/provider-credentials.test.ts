@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { resolveProviderConfig } from "../../src/provider/direct/provider-config.ts";
+import { resolveProviderConfig } from "../../src/provider/direct/config/provider-config.ts";
 
 describe("Provider credentials inside a held Run", () => {
   it("sends each BidiAppend with the token the source holds now, not the one the Run opened with", async () => {

@@ -2,9 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { RunActivity } from "../../src/agent-run/run-activity.ts";
 import type { TurnCounters } from "../../src/agent-run/run-events.ts";
-import { buildFinish, type FinishContext } from "../../src/provider/direct/run/finish.ts";
+import { buildFinish, type FinishContext } from "../../src/provider/direct/turn/finish.ts";
 import { formatDiagnostic } from "../../src/provider/direct/diagnostics/format.ts";
-import { createRunStreamState } from "../../src/provider/direct/run/run-stream.ts";
+import { createRunStreamState } from "../../src/provider/direct/turn/run-stream.ts";
 
 const activity: RunActivity = {
   checkpointUpdates: 1,

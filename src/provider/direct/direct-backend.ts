@@ -10,7 +10,7 @@ import type { SharedV3Warning } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
 import type { BackendCapabilities, CallArgs } from "../call-args.ts";
-import type { ProviderConfig } from "./provider-config.ts";
+import type { ProviderConfig } from "./config/provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import type { ConvertedPrompt } from "./call/convert-prompt.ts";
 import { type CallRequest, readCallRequest } from "./call/call-request.ts";
@@ -23,13 +23,13 @@ import { markCompaction } from "./turn-plan/compaction.ts";
 import { persistConversation, persistWhenDone, restoreIfAbsent } from "./turn-plan/persistence.ts";
 import { planTurn, type TurnPlan } from "./turn-plan/turn-plan.ts";
 import { openTurnStream } from "./run/turn-stream.ts";
-import { replayFreshRun } from "./recovery/fresh-run.ts";
+import { replayFreshRun } from "./held/fresh-run.ts";
 import { surfaceFailure, turnAllowance, turnBudget } from "./recovery/budget.ts";
 import { firstRunWindow } from "./turn-plan/seed-window.ts";
 import { prepareRun, type RunInputs } from "./run/run-opener.ts";
-import type { StartFacts } from "./run/active-turn.ts";
-import { HeldTurns } from "./run/held-turns.ts";
-import { type CallInputs, runInputs, type StartedTurn, streamContext } from "./run/turn-inputs.ts";
+import type { StartFacts } from "./turn-types.ts";
+import { HeldTurns } from "./held/held-turns.ts";
+import { type CallInputs, runInputs, type StartedTurn, streamContext } from "./held/turn-inputs.ts";
 
 /** What the direct backend takes from a call (images reach the model). */
 const CAPABILITIES: BackendCapabilities = {
@@ -43,7 +43,7 @@ const CAPABILITIES: BackendCapabilities = {
  *
  * @example
  * ```ts
- * import { resolveProviderConfig } from "./provider-config.ts";
+ * import { resolveProviderConfig } from "./config/provider-config.ts";
  * import { CursorLanguageModel } from "../language-model.ts";
  * import { DirectBackend } from "./direct-backend.ts";
  *

@@ -9,8 +9,8 @@ import type { LanguageModelV3CallOptions, LanguageModelV3ToolResultPart } from "
 import type { CallArgs } from "../../call-args.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";
 import { type ConvertedPrompt, convertPrompt } from "./convert-prompt.ts";
-import { isCompactionCall } from "../turn-plan/compaction.ts";
-import { trailingToolResults } from "../turn-plan/history.ts";
+import { isCompactionCall } from "./compaction-call.ts";
+import { trailingToolResults } from "./prompt-digests.ts";
 import { isMetadataCall, sessionKey } from "./session-key.ts";
 import { classifyHostTools, type HostTools } from "../tools/host-tools.ts";
 

@@ -11,7 +11,7 @@
  */
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { sha256Hex } from "../../../core/bytes.ts";
-import { messageDigest } from "../turn-plan/history.ts";
+import { messageDigest } from "./prompt-digests.ts";
 import { isToolMediaMessage } from "../tools/media/tool-media.ts";
 
 /** The prefix of every derived key. */

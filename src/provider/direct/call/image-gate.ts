@@ -12,7 +12,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3ToolResultPart } from "
 import { requestAvailableModels } from "../../../catalog/available-models.ts";
 import type { CatalogModel } from "../../../catalog/catalog-model.ts";
 import { acceptsImages, assertImagesAccepted } from "../../../catalog/image-capability.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";
 import { isToolMediaMessage, toolResultImages } from "../tools/media/tool-media.ts";

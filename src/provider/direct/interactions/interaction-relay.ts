@@ -15,7 +15,7 @@ import type {
 import { declineInteraction } from "../../../agent-run/query-routing.ts";
 import type { ToolResultText } from "../tools/tool-result-text.ts";
 import { bridgeInteraction } from "./interaction-bridge.ts";
-import { bridgeSurfaceQuery } from "../tools/surface-queries.ts";
+import { bridgeSurfaceQuery } from "./surface-queries.ts";
 import type {
   InteractionContext,
   InteractionEffects,

@@ -10,7 +10,7 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../../core/cursor-error.ts";
 import type { RetryAllowance } from "../../../conversation/recovery-guard.ts";
 import { type RetryBudget, retryKindOf } from "../../../conversation/retry-budget.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 
 /**
  * The replay allowance of a turn, drawn from the shared budget of the session's turn (its

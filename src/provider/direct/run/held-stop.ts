@@ -10,8 +10,8 @@
  * @module
  */
 import type { Conversation } from "../../../conversation/conversation-store.ts";
-import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn } from "./active-turn.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import { interruptRun } from "../billing/turn-billing.ts";
 

@@ -31,19 +31,15 @@ import {
 import { buildExecutePlanRequest } from "../../../agent-run/query-routing.ts";
 import type { CursorCallOptions } from "../../cursor-options.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
-import type { ProviderConfig } from "../provider-config.ts";
-import {
-  ActiveTurn,
-  type StartFacts,
-  type SuccessorKind,
-  type TurnOptions,
-} from "./active-turn.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
+import { ActiveTurn, type TurnOptions } from "../turn/active-turn.ts";
+import type { StartFacts, SuccessorKind } from "../turn-types.ts";
 import type { convertPrompt } from "../call/convert-prompt.ts";
 import { advertisedTools } from "../turn-plan/capability-epoch.ts";
 import { conversationSkills } from "../turn-plan/skills.ts";
 import { admitContextEpoch, instructionSources } from "../turn-plan/context-epoch.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
-import { logOutbound } from "../diagnostics/outbound-lines.ts";
+import { logOutbound } from "./outbound-lines.ts";
 import type { selectModel } from "../call/model-options.ts";
 import type { HostTools } from "../tools/host-tools.ts";
 import type { TurnPlan } from "../turn-plan/turn-plan.ts";

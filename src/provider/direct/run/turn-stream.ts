@@ -7,12 +7,12 @@
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { interruptRun } from "../billing/turn-billing.ts";
-import type { ActiveTurn } from "./active-turn.ts";
-import { closeOpenParts } from "./run-stream.ts";
-import { promptDigests } from "../turn-plan/history.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import { closeOpenParts } from "../turn/run-stream.ts";
+import { promptDigests } from "../call/prompt-digests.ts";
 import type { HostTools } from "../tools/host-tools.ts";
-import type { PassContext } from "../diagnostics/pass-context.ts";
-import { finishWithBilling } from "../billing/finish-billing.ts";
+import type { PassContext } from "./pass-context.ts";
+import { finishWithBilling } from "./finish-billing.ts";
 import { ReplayFilter, VisibleLedger } from "../recovery/replay-filter.ts";
 import { cancelHeldRunOnStop } from "./held-stop.ts";
 

@@ -8,7 +8,7 @@
  */
 import type { CallRequest } from "../call/call-request.ts";
 import { derivedKey } from "../call/derived-key.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import { restoreIfAbsent } from "./persistence.ts";
 import { resolveDerivedKey } from "./derived-conversation.ts";
 
@@ -30,7 +30,7 @@ export interface KeyedCall {
  *
  * @example
  * ```ts
- * import { resolveProviderConfig } from "../provider-config.ts";
+ * import { resolveProviderConfig } from "../config/provider-config.ts";
  * import { readCallRequest } from "../call/call-request.ts";
  * import { keyCall } from "./call-key.ts";
  *

@@ -12,7 +12,8 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
 import { forkKey } from "../call/derived-key.ts";
-import { promptDigests, relateHistory } from "./history.ts";
+import { relateHistory } from "./history.ts";
+import { promptDigests } from "../call/prompt-digests.ts";
 
 /**
  * How many forks are followed from a chat's first key. Past them the last key examined is

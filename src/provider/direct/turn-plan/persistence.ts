@@ -13,7 +13,7 @@ import {
   restoreConversation,
   snapshotStoreKey,
 } from "../../../snapshot/persistence.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 
 /**

@@ -8,7 +8,7 @@
  */
 import { type CatalogModel, parseContextTokens } from "../../../catalog/catalog-model.ts";
 import type { ConversationStore } from "../../../conversation/conversation-store.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import type { ModelSelection } from "../call/model-options.ts";
 import { checkpointWindow } from "./seed-fit.ts";

@@ -7,7 +7,7 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Conversation, ConversationStore } from "../../../conversation/conversation-store.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import { relateHistory, renderHistoryForReseed } from "./history-seed.ts";
 import { checkpointWindow, seedOverflow } from "./seed-fit.ts";

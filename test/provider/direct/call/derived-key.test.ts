@@ -17,7 +17,7 @@ import {
   MAX_FORK_DEPTH,
   resolveDerivedKey,
 } from "../../../../src/provider/direct/turn-plan/derived-conversation.ts";
-import { promptDigests } from "../../../../src/provider/direct/turn-plan/history.ts";
+import { promptDigests } from "../../../../src/provider/direct/call/prompt-digests.ts";
 import { Conversation } from "../../../../src/conversation/conversation.ts";
 
 const user = (text: string) => ({

@@ -7,7 +7,7 @@ import {
   withToolImages,
 } from "../../../../../src/provider/direct/tools/media/tool-images.ts";
 import { toolResultImages } from "../../../../../src/provider/direct/tools/media/tool-media.ts";
-import { trailingToolResults } from "../../../../../src/provider/direct/turn-plan/history.ts";
+import { trailingToolResults } from "../../../../../src/provider/direct/call/prompt-digests.ts";
 import { convertPrompt } from "../../../../../src/provider/direct/call/convert-prompt.ts";
 import { CursorError } from "../../../../../src/core/cursor-error.ts";
 

@@ -7,12 +7,12 @@
  * @module
  */
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { buildFinish } from "../run/finish.ts";
-import { turnDiagnostics } from "../diagnostics/turn-diagnostics.ts";
-import type { PassContext } from "../diagnostics/pass-context.ts";
+import { buildFinish } from "../turn/finish.ts";
+import { turnDiagnostics } from "./turn-diagnostics.ts";
+import type { PassContext } from "./pass-context.ts";
 import type { DiagnosticEvent } from "../diagnostics/events.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
-import { commitCharge, quoteCharge } from "./turn-billing.ts";
+import { commitCharge, quoteCharge } from "../billing/turn-billing.ts";
 
 /** Characters per token of the provider's rough estimate. */
 const CHARS_PER_TOKEN = 4;

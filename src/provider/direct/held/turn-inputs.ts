@@ -10,12 +10,13 @@ import type { CallRequest } from "../call/call-request.ts";
 import type { ConvertedPrompt } from "../call/convert-prompt.ts";
 import type { ModelSelection } from "../call/model-options.ts";
 import type { TurnPlan } from "../turn-plan/turn-plan.ts";
-import { planHandoff } from "../interactions/plan-handoff.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import { planHandoff } from "./plan-handoff.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import { surfaceFailure, type turnAllowance } from "../recovery/budget.ts";
-import type { ActiveTurn, StartFacts } from "./active-turn.ts";
-import type { RunInputs } from "./run-opener.ts";
-import type { TurnStreamContext } from "./turn-stream.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import type { StartFacts } from "../turn-types.ts";
+import type { RunInputs } from "../run/run-opener.ts";
+import type { TurnStreamContext } from "../run/turn-stream.ts";
 
 /** What a held Run's diagnostics say when it never recorded how it started. */
 export const WARM_UNKNOWN: StartFacts = {

@@ -5,40 +5,43 @@
  *
  * @module
  */
-import { sha256Hex } from "../../core/bytes.ts";
-import { CursorError } from "../../core/cursor-error.ts";
-import { type DebugLogger, silentLogger } from "../../core/logger.ts";
-import { PUBLISHED_AS } from "../../core/package-name.ts";
-import { createTokenSource, type TokenSource } from "../../auth/token-source.ts";
-import { loopbackAllowedByEnv, validateCursorOrigin } from "../../auth/cursor-origin.ts";
+import { sha256Hex } from "../../../core/bytes.ts";
+import { CursorError } from "../../../core/cursor-error.ts";
+import { type DebugLogger, silentLogger } from "../../../core/logger.ts";
+import { PUBLISHED_AS } from "../../../core/package-name.ts";
+import { createTokenSource, type TokenSource } from "../../../auth/token-source.ts";
+import { loopbackAllowedByEnv, validateCursorOrigin } from "../../../auth/cursor-origin.ts";
 import {
   createCredentialRedactor,
   type CredentialRedactor,
   redactingLogger,
-} from "../../auth/credential-redactor.ts";
-import { validateAgentOrigin } from "../../protocol/agent-host.ts";
-import { baseHeaders, resolveClientVersion } from "../../protocol/headers.ts";
-import type { AgentTransport, RunCredentials } from "../../transport/agent-transport.ts";
-import { fetchServerConfig, type ServerConfig } from "../../transport/server-config.ts";
-import { createSseTransport } from "../../transport/sse-transport.ts";
-import { createTransportChoice } from "../../transport/transport-choice.ts";
-import { type BlobStore, createMemoryBlobStore } from "../../agent-run/blobs/blob-store.ts";
-import type { WorkspaceFacts } from "../../agent-run/request-context.ts";
+} from "../../../auth/credential-redactor.ts";
+import { validateAgentOrigin } from "../../../protocol/agent-host.ts";
+import { baseHeaders, resolveClientVersion } from "../../../protocol/headers.ts";
+import type { AgentTransport, RunCredentials } from "../../../transport/agent-transport.ts";
+import { fetchServerConfig, type ServerConfig } from "../../../transport/server-config.ts";
+import { createSseTransport } from "../../../transport/sse-transport.ts";
+import { createTransportChoice } from "../../../transport/transport-choice.ts";
+import { type BlobStore, createMemoryBlobStore } from "../../../agent-run/blobs/blob-store.ts";
+import type { WorkspaceFacts } from "../../../agent-run/request-context.ts";
 import {
   type ConversationStore,
   createConversationStore,
-} from "../../conversation/conversation-store.ts";
-import { type ConversationSnapshotStore, createMemorySnapshotStore } from "../../snapshot/store.ts";
-import type { ActiveTurn } from "./run/active-turn.ts";
-import { emitDiagnostic } from "./diagnostics/format.ts";
-import { createWorkspaceGit, type WorkspaceGit } from "./turn-plan/workspace-git.ts";
-import type { UsageMode } from "./diagnostics/events.ts";
-import { type BillingBook, createBillingBook, interruptRun } from "./billing/turn-billing.ts";
-import { createRetryLedger, type RetryLedger } from "../../conversation/retry-budget.ts";
-import type { ProviderAdapters } from "../provider-adapters.ts";
-import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../cursor-settings.ts";
-import type { ImageStaging } from "./tools/media/image-save.ts";
-import { DEFAULT_SIGN_IN_ADVICE } from "../api-call-error.ts";
+} from "../../../conversation/conversation-store.ts";
+import {
+  type ConversationSnapshotStore,
+  createMemorySnapshotStore,
+} from "../../../snapshot/store.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import { emitDiagnostic } from "../diagnostics/format.ts";
+import { createWorkspaceGit, type WorkspaceGit } from "./workspace-git.ts";
+import type { UsageMode } from "../diagnostics/events.ts";
+import { type BillingBook, createBillingBook, interruptRun } from "../billing/turn-billing.ts";
+import { createRetryLedger, type RetryLedger } from "../../../conversation/retry-budget.ts";
+import type { ProviderAdapters } from "../../provider-adapters.ts";
+import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../../cursor-settings.ts";
+import type { ImageStaging } from "../tools/media/image-save.ts";
+import { DEFAULT_SIGN_IN_ADVICE } from "../../api-call-error.ts";
 
 /** The resolved provider configuration. */
 export interface ProviderConfig {

@@ -10,10 +10,10 @@
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../../core/logger.ts";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
-import { promptDigests } from "../turn-plan/history.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import { promptDigests } from "../call/prompt-digests.ts";
 import type { HostTools } from "../tools/host-tools.ts";
-import { type DrainOutcome, logDrain, logFreshTurn } from "./lines.ts";
+import { type DrainOutcome, logDrain, logFreshTurn } from "../recovery/lines.ts";
 
 /** How long a superseded Run may take to reach `turn_ended`. */
 export const DRAIN_TIMEOUT_MS = 15_000;

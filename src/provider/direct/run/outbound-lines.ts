@@ -5,10 +5,10 @@
  * @module
  */
 import { sha256Hex } from "../../../core/bytes.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import type { selectModel } from "../call/model-options.ts";
 import type { TurnPlan } from "../turn-plan/turn-plan.ts";
-import { emitDiagnostic } from "./format.ts";
+import { emitDiagnostic } from "../diagnostics/format.ts";
 
 /**
  * Writes the outbound lines of a Run about to open.

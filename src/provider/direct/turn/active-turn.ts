@@ -31,46 +31,13 @@ import type { PendingStep } from "../../../conversation/conversation-state.ts";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ConversationStateStructureSchema } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";
+import type { PumpOutcome, StartFacts, SuccessorKind, TurnIdentity } from "../turn-types.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
 
 /** How long to wait for the rest of a re-issued batch once its first exec came. */
 export const REISSUE_WINDOW_MS = 1000;
-
-/** Why a pump stopped. */
-export type PumpOutcome = "tool-calls" | "turn-ended";
-
-/** How the Run started (continuity, request context), repeated on every pass's diagnostics. */
-export interface StartFacts {
-  readonly continuity: string;
-  readonly coldReason: string | undefined;
-  readonly requestContext: string;
-  readonly requestContextHash: string;
-  readonly systemPromptHash: string;
-  readonly systemPromptSent: boolean;
-  /** Skills this Run appended to the conversation's (a capability-epoch change). */
-  readonly skillsAppended?: number;
-}
-
-/**
- * How a turn's next Run relates to the one before: the same request again (`replay`), a
- * new conversation seeded from host history (`rebuild`), `resume_action` from the turn's
- * latest eligible checkpoint (`resume`), or the build Run of an approved plan (`build`).
- */
-export type SuccessorKind = "replay" | "rebuild" | "resume" | "build";
-
-/** Who a Run belongs to: what a successor keeps unless its opener says otherwise. */
-export interface TurnIdentity {
-  readonly conversationId: string;
-  readonly modelId: string;
-  /** Context occupancy of the checkpoint the Run started from. */
-  readonly priorUsed: number | undefined;
-  /** The prior checkpoint's categories. */
-  readonly priorCategories?: Readonly<Record<string, number>> | undefined;
-  /** The workspace directory the Run's tools act in. */
-  readonly workspaceRoot: string;
-}
 
 /** What a turn is made from. */
 export interface TurnOptions extends TurnIdentity {

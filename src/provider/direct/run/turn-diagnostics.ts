@@ -11,7 +11,7 @@ import type {
   FinishEvent,
   UsageMode,
   UsageValidationEvent,
-} from "./events.ts";
+} from "../diagnostics/events.ts";
 import type { PassContext } from "./pass-context.ts";
 import { SYSTEM_RULE_PATH } from "../../../agent-run/request-context.ts";
 import { toolsCategoryChurn } from "../turn-plan/capability-epoch.ts";

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { LanguageModelV3Message } from "@ai-sdk/provider";
-import { messageDigest } from "../../src/provider/direct/turn-plan/history.ts";
+import { messageDigest } from "../../../../src/provider/direct/call/prompt-digests.ts";
 
 /** FNV-1a 64 with BigInt, the form snapshots were written with: digests must not change. */
 function referenceFnv1a64(text: string): string {

@@ -14,10 +14,10 @@ import {
   type InteractionQuery,
   InteractionResponseSchema,
 } from "../../../gen/agent/v1/interaction_query_pb.ts";
-import type { InteractionStep } from "../interactions/interaction-step.ts";
-import { type HostTools, propertyName } from "./host-tools.ts";
-import { canSaveImages, IMAGE_SAVE_TOOL, type ImageStaging } from "./media/image-save.ts";
-import type { ToolResultText } from "./tool-result-text.ts";
+import type { InteractionStep } from "./interaction-step.ts";
+import { type HostTools, propertyName } from "../tools/host-tools.ts";
+import { canSaveImages, IMAGE_SAVE_TOOL, type ImageStaging } from "../tools/media/image-save.ts";
+import type { ToolResultText } from "../tools/tool-result-text.ts";
 
 /** The host web search tools, in order of preference. */
 const WEB_SEARCH_TOOLS = ["custom_websearch", "websearch"] as const;
@@ -39,7 +39,7 @@ export interface SurfaceQueryContext {
  * ```ts
  * import { create } from "@bufbuild/protobuf";
  * import { InteractionQuerySchema } from "../../../gen/agent/v1/interaction_query_pb.ts";
- * import { classifyHostTools } from "./host-tools.ts";
+ * import { classifyHostTools } from "../tools/host-tools.ts";
  * import { bridgeSurfaceQuery } from "./surface-queries.ts";
  *
  * const query = create(InteractionQuerySchema, { id: 2, query: { case: "webSearchRequestQuery", value: { args: { searchTerm: "deno 3" } } } });

@@ -12,11 +12,11 @@
 import { CursorError } from "../../../core/cursor-error.ts";
 import type { MaterializedRequestContext } from "../../../agent-run/request-context.ts";
 import { RESUMES_WITHOUT_CHECKPOINT_LIMIT } from "../../../conversation/checkpoint-eligibility.ts";
-import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { selectModel } from "../call/model-options.ts";
-import type { RetryDecision } from "./policy.ts";
+import type { RetryDecision } from "../recovery/policy.ts";
 import { openResumedTurn } from "../run/run-opener.ts";
 
 /** What resuming a turn needs besides the failed attempt. */

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
 import { prepareRun, type RunInputs } from "../run/run-opener.ts";
 import type { TurnPlan } from "../turn-plan/turn-plan.ts";
 

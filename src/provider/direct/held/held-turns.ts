@@ -14,14 +14,14 @@ import { persistWhenDone } from "../turn-plan/persistence.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import { interruptRun } from "../billing/turn-billing.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import { turnAllowance } from "../recovery/budget.ts";
-import { adoptDrainedCheckpoint, drainSupersededTurn } from "../recovery/drain.ts";
-import { rebuildHook } from "../recovery/fresh-run.ts";
+import { adoptDrainedCheckpoint, drainSupersededTurn } from "./drain.ts";
+import { rebuildHook } from "./fresh-run.ts";
 import { heldRunFailure } from "../recovery/lines.ts";
-import type { ActiveTurn } from "./active-turn.ts";
-import { startContinuation } from "./step-continuation.ts";
-import { openTurnStream } from "./turn-stream.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import { startContinuation } from "../run/step-continuation.ts";
+import { openTurnStream } from "../run/turn-stream.ts";
 import {
   type CallInputs,
   runInputs,
@@ -35,7 +35,7 @@ import {
  *
  * @example
  * ```ts
- * import { resolveProviderConfig } from "../provider-config.ts";
+ * import { resolveProviderConfig } from "../config/provider-config.ts";
  * import { ImageGate } from "../call/image-gate.ts";
  * import { HeldTurns } from "./held-turns.ts";
  *

@@ -9,13 +9,13 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { CursorError } from "../../../core/cursor-error.ts";
-import type { ProviderConfig } from "../provider-config.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
-import { logRebase } from "./lines.ts";
-import type { RebuildBarrier } from "./policy.ts";
+import { logRebase } from "../recovery/lines.ts";
+import type { RebuildBarrier } from "../recovery/policy.ts";
 import { type PreparedRun, prepareRun, type RunInputs } from "../run/run-opener.ts";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
 import { renderHistoryForReseed } from "../turn-plan/history-seed.ts";
 import type { TurnPlan } from "../turn-plan/turn-plan.ts";
 import { seedOverflow } from "../turn-plan/seed-fit.ts";

@@ -10,9 +10,9 @@
  */
 import { CursorError } from "../../../core/cursor-error.ts";
 import { createTurnAllowance, type RetryAllowance } from "../../../conversation/recovery-guard.ts";
-import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn } from "../run/active-turn.ts";
-import { heldRunFailure, logRebase, logRunInterrupted } from "./lines.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import { heldRunFailure, logRebase, logRunInterrupted } from "../recovery/lines.ts";
 import {
   decideRecovery,
   type FinalDecision,
@@ -20,7 +20,7 @@ import {
   resumeApplies,
   type RetryDecision,
   type TurnOrigin,
-} from "./policy.ts";
+} from "../recovery/policy.ts";
 import { finalAtBarrier, type RebuildInputs, rebuildRun } from "./rebuild.ts";
 import { type ResumeInputs, resumeRun, sleepUnlessAborted, spentRetries } from "./resume.ts";
 import type { PreparedRun, RunInputs } from "../run/run-opener.ts";

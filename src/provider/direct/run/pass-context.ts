@@ -6,9 +6,10 @@
  */
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Conversation } from "../../../conversation/conversation-store.ts";
-import type { ProviderConfig } from "../provider-config.ts";
-import type { ActiveTurn, StartFacts } from "../run/active-turn.ts";
-import type { UsageMode } from "./events.ts";
+import type { ProviderConfig } from "../config/provider-config.ts";
+import type { ActiveTurn } from "../turn/active-turn.ts";
+import type { StartFacts } from "../turn-types.ts";
+import type { UsageMode } from "../diagnostics/events.ts";
 
 /** The facts of a pass that its finish, billing and diagnostics need. */
 export interface PassContext {
