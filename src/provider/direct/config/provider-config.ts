@@ -5,21 +5,18 @@
  *
  * @module
  */
-import { sha256Hex } from "../../../core/bytes.ts";
 import { CursorError } from "../../../core/cursor-error.ts";
 import { type DebugLogger, silentLogger } from "../../../core/logger.ts";
 import { PUBLISHED_AS } from "../../../core/package-name.ts";
 import { createTokenSource, type TokenSource } from "../../../auth/token-source.ts";
-import { loopbackAllowedByEnv, validateCursorOrigin } from "../../../auth/cursor-origin.ts";
 import {
   createCredentialRedactor,
   type CredentialRedactor,
   redactingLogger,
 } from "../../../auth/credential-redactor.ts";
-import { validateAgentOrigin } from "../../../protocol/agent-host.ts";
 import { baseHeaders, resolveClientVersion } from "../../../protocol/headers.ts";
 import type { AgentTransport, RunCredentials } from "../../../transport/agent-transport.ts";
-import { fetchServerConfig, type ServerConfig } from "../../../transport/server-config.ts";
+import type { ServerConfig } from "../../../transport/server-config.ts";
 import { createSseTransport } from "../../../transport/sse-transport.ts";
 import { createTransportChoice } from "../../../transport/transport-choice.ts";
 import { type BlobStore, createMemoryBlobStore } from "../../../agent-run/blobs/blob-store.ts";
@@ -35,12 +32,14 @@ import {
 import type { ActiveTurn } from "../turn/active-turn.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import { createWorkspaceGit, type WorkspaceGit } from "./workspace-git.ts";
-import type { UsageMode } from "../diagnostics/events.ts";
+import type { UsageMode } from "../diagnostics/usage-events.ts";
 import { type BillingBook, createBillingBook, interruptRun } from "../billing/turn-billing.ts";
 import { createRetryLedger, type RetryLedger } from "../../../conversation/retry-budget.ts";
 import type { ProviderAdapters } from "../../provider-adapters.ts";
-import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../../cursor-settings.ts";
+import type { CursorProviderSettings } from "../../cursor-settings.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
+import { type AgentOriginLookup, agentOriginLookup, resolveOrigins } from "./origins.ts";
+import { resolveMachineId, resolveWorkspace, workspaceRootOf } from "./workspace-facts.ts";
 import { DEFAULT_SIGN_IN_ADVICE } from "../../api-call-error.ts";
 
 /** The resolved provider configuration. */
@@ -81,7 +80,7 @@ export interface ProviderConfig {
   /** The retry budgets of recent turns (shared with the host's retries of the same turn). */
   readonly retries: RetryLedger;
   /** The agent origin (resolved once, shared). */
-  agentOrigin(headers: Record<string, string>, signal?: AbortSignal): Promise<string>;
+  readonly agentOrigin: AgentOriginLookup;
   /** Headers for one request: auth, client identity, checksum, a fresh request id. */
   headers(requestId: string, signal?: AbortSignal): Promise<Record<string, string>>;
 }
@@ -168,25 +167,6 @@ export function resolveProviderConfig(
   };
 }
 
-/** The API and agent origins of the settings, checked (https, or loopback when allowed). */
-function resolveOrigins(settings: CursorProviderSettings): {
-  readonly allowLoopback: boolean;
-  readonly apiBaseURL: string;
-  readonly fixedAgent: string | undefined;
-} {
-  const env = settings.env ?? {};
-  const allowLoopback = settings.allowLoopback ?? loopbackAllowedByEnv(env.CURSOR_ALLOW_LOOPBACK);
-  const apiBaseURL = validateCursorOrigin(
-    settings.apiBaseURL ?? env.CURSOR_API_BASE_URL ?? DEFAULT_API_BASE_URL,
-    { allowLoopback },
-  );
-  const explicitAgent = settings.agentBaseURL ?? env.CURSOR_AGENT_BASE_URL;
-  const fixedAgent = explicitAgent === undefined
-    ? undefined
-    : validateAgentOrigin(explicitAgent, { allowLoopback });
-  return { allowLoopback, apiBaseURL, fixedAgent };
-}
-
 /** The provider's conversations; a held Run released by the store is closed and billed. */
 function heldRunStore(
   now: () => number,
@@ -206,44 +186,6 @@ function heldRunStore(
       });
     },
   });
-}
-
-/**
- * The agent origin: the configured one, else the server config's (looked up once and
- * shared; a failed lookup is tried again by the next Run).
- */
-function agentOriginLookup(input: {
-  readonly fixedAgent: string | undefined;
-  readonly apiBaseURL: string;
-  readonly fetch: typeof fetch;
-  readonly allowLoopback: boolean;
-  readonly unaryMs: number | undefined;
-}): {
-  readonly agentOrigin: ProviderConfig["agentOrigin"];
-  readonly resolved: () => ServerConfig | undefined;
-} {
-  let serverConfig: Promise<ServerConfig> | undefined;
-  let resolvedServerConfig: ServerConfig | undefined;
-  const agentOrigin: ProviderConfig["agentOrigin"] = (headers, signal) => {
-    if (input.fixedAgent !== undefined) return Promise.resolve(input.fixedAgent);
-    if (serverConfig === undefined) {
-      const lookup = fetchServerConfig({
-        apiBaseURL: input.apiBaseURL,
-        headers,
-        fetch: input.fetch,
-        allowLoopback: input.allowLoopback,
-        ...(input.unaryMs === undefined ? {} : { timeoutMs: input.unaryMs }),
-        ...(signal ? { signal } : {}),
-      });
-      serverConfig = lookup;
-      // Recorded before any caller sees the origin: the Run it opens reads the directive.
-      lookup.then((config) => (resolvedServerConfig = config), () => {
-        if (serverConfig === lookup) serverConfig = undefined;
-      });
-    }
-    return serverConfig.then((config) => config.agentOrigin);
-  };
-  return { agentOrigin, resolved: () => resolvedServerConfig };
 }
 
 /** Headers for one request: the settings' own, then auth, client identity and checksum. */
@@ -359,60 +301,6 @@ function withRunCredentials(transport: AgentTransport, tokens: TokenSource): Age
       return transport.kind;
     },
     openRun: (run) => transport.openRun({ ...run, credentials: run.credentials ?? credentials }),
-  };
-}
-
-async function resolveMachineId(
-  configured: CursorProviderSettings["machineId"],
-  adapter: (() => Promise<string>) | undefined,
-  generateId: () => string,
-): Promise<string> {
-  const value = typeof configured === "function" ? await configured() : configured;
-  if (value) {
-    if (!/^[0-9a-f]{64}$/.test(value)) {
-      throw new CursorError("config", "machineId must be 64 lowercase hex digits");
-    }
-    return value;
-  }
-  if (adapter) return await adapter();
-  return await sha256Hex(generateId());
-}
-
-/** One call's workspace directory: the call's, else the setting's, else the current one. */
-function workspaceRootOf(
-  configured: Partial<WorkspaceFacts> | undefined,
-  adapters: ProviderAdapters,
-  callRoot: string | undefined,
-): string {
-  return callRoot ?? configured?.workspaceRoot ?? adapters.cwd?.() ?? "/";
-}
-
-/**
- * One call's workspace facts. A directory the call names replaces the setting's root (and
- * the home-directory flag computed for it); the other facts of the setting still apply.
- */
-function resolveWorkspace(
-  configured: Partial<WorkspaceFacts> | undefined,
-  adapters: ProviderAdapters,
-  callRoot: string | undefined,
-): WorkspaceFacts {
-  const root = workspaceRootOf(configured, adapters, callRoot);
-  const { workspaceRoot: _root, isHomeDirectory, ...rest } = configured ?? {};
-  return {
-    ...defaultWorkspace(),
-    ...adapters.workspace?.(root),
-    ...rest,
-    ...(callRoot === undefined && isHomeDirectory !== undefined ? { isHomeDirectory } : {}),
-    workspaceRoot: root,
-  };
-}
-
-function defaultWorkspace(): WorkspaceFacts {
-  return {
-    workspaceRoot: "/",
-    osVersion: "unknown",
-    shell: "/bin/sh",
-    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
   };
 }
 

@@ -8,19 +8,21 @@
 import type { DebugLogger } from "../../../core/logger.ts";
 import { billingLine, turnRealLine } from "../../../billing/billing-line.ts";
 import type {
-  CacheDiagnosisEvent,
   DiagnosticEvent,
   DisplayToolErrorEvent,
   DrainEvent,
-  FinishEvent,
   FreshTurnEvent,
   RebaseEvent,
   ResumeEvent,
   RunInterruptedEvent,
+} from "./events.ts";
+import type {
+  CacheDiagnosisEvent,
+  FinishEvent,
   TurnEndedRawEvent,
   UsageValidationEvent,
   WireCounter,
-} from "./events.ts";
+} from "./usage-events.ts";
 
 /**
  * The runbook text of an event.

@@ -9,7 +9,7 @@ import type { Conversation } from "../../../conversation/conversation-store.ts";
 import type { ProviderConfig } from "../config/provider-config.ts";
 import type { ActiveTurn } from "../turn/active-turn.ts";
 import type { StartFacts } from "../turn-types.ts";
-import type { UsageMode } from "../diagnostics/events.ts";
+import type { UsageMode } from "../diagnostics/usage-events.ts";
 
 /** The facts of a pass that its finish, billing and diagnostics need. */
 export interface PassContext {

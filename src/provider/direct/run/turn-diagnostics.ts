@@ -5,13 +5,13 @@
  *
  * @module
  */
+import type { DiagnosticEvent } from "../diagnostics/events.ts";
 import type {
   CacheDiagnosisEvent,
-  DiagnosticEvent,
   FinishEvent,
   UsageMode,
   UsageValidationEvent,
-} from "../diagnostics/events.ts";
+} from "../diagnostics/usage-events.ts";
 import type { PassContext } from "./pass-context.ts";
 import { SYSTEM_RULE_PATH } from "../../../agent-run/request-context.ts";
 import { toolsCategoryChurn } from "../turn-plan/capability-epoch.ts";

@@ -17,6 +17,7 @@ import type { RunEvent, TurnCounters } from "../../../agent-run/run-events.ts";
 import { ReplayGuard } from "../../../conversation/recovery-guard.ts";
 import { CheckpointEligibility } from "../../../conversation/checkpoint-eligibility.ts";
 import {
+  addCounters,
   closeOpenParts,
   createRunStreamState,
   mapRunEvent,
@@ -26,18 +27,14 @@ import type { HostTools } from "../tools/host-tools.ts";
 import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { TurnInteractions } from "../interactions/turn-interactions.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
-import { HostToolCalls, type ReissueBatch } from "./host-tool-calls.ts";
+import { HostToolCalls } from "./host-tool-calls.ts";
+import { pendingToolCallsOf, REISSUE_WINDOW_MS, type ReissueBatch } from "./reissue-watch.ts";
 import type { PendingStep } from "../../../conversation/conversation-state.ts";
-import { fromBinary } from "@bufbuild/protobuf";
-import { ConversationStateStructureSchema } from "../../../gen/agent/v1/conversation_state_pb.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";
 import type { PumpOutcome, StartFacts, SuccessorKind, TurnIdentity } from "../turn-types.ts";
 
 /** How long to wait for more exec requests of the same batch (parallel tool calls). */
 export const BATCH_WINDOW_MS = 120;
-
-/** How long to wait for the rest of a re-issued batch once its first exec came. */
-export const REISSUE_WINDOW_MS = 1000;
 
 /** What a turn is made from. */
 export interface TurnOptions extends TurnIdentity {
@@ -201,12 +198,12 @@ export class ActiveTurn {
    * @param batch The host's results by Cursor's tool call id.
    */
   expectReissue(batch: ReissueBatch): void {
-    this.#calls.expectReissue(batch);
+    this.#calls.reissue.expect(batch);
   }
 
   /** Why the re-issued batch did not match the stored step, once it did not. */
   get reissueMismatch(): string | undefined {
-    return this.#calls.reissueMismatch;
+    return this.#calls.reissue.mismatch;
   }
 
   /**
@@ -275,7 +272,7 @@ export class ActiveTurn {
       this.#next = upcoming;
       const window = batchOpen
         ? BATCH_WINDOW_MS
-        : this.#calls.reissueStarted
+        : this.#calls.reissue.started
         ? REISSUE_WINDOW_MS
         : undefined;
       const next: IteratorResult<RunEvent, void> | "window-closed" = window === undefined
@@ -283,8 +280,8 @@ export class ActiveTurn {
         : await raceWindow(upcoming, window);
       // Cursor waits for the results of what it re-issued: a batch short of a stored call
       // would wait forever.
-      if (next === "window-closed" && this.#calls.awaitingReissue) {
-        this.#calls.mismatchReissue("batch-incomplete");
+      if (next === "window-closed" && this.#calls.reissue.awaiting) {
+        this.#calls.reissue.giveUp("batch-incomplete");
       }
       if (next === "window-closed") {
         // Held for the host's results: a Run that breaks meanwhile is known before they come.
@@ -295,7 +292,7 @@ export class ActiveTurn {
       }
       this.#next = undefined;
       if (next.done) {
-        if (this.#calls.awaitingReissue) this.#calls.mismatchReissue("run-ended");
+        if (this.#calls.reissue.awaiting) this.#calls.reissue.giveUp("run-ended");
         for (const part of closeOpenParts(this.#state)) emit(part);
         return "turn-ended";
       }
@@ -337,17 +334,15 @@ export class ActiveTurn {
    * and anything the model says before the batch is whole means it is not the stored one.
    */
   #observe(event: RunEvent): void {
-    const reissuing = this.#calls.awaitingReissue;
-    if (reissuing && REISSUE_BREAKERS.has(event.type)) {
-      this.#calls.mismatchReissue(`model-${event.type}`);
-    }
+    const reissuing = this.#calls.reissue.awaiting;
+    this.#calls.reissue.observe(event.type);
     if (!(reissuing && (event.type === "exec" || event.type === "tool-display"))) {
       this.guard.observe(event);
       this.#passGuard.observe(event);
     }
     this.checkpoints.observe(event);
     if (event.type === "checkpoint" && event.bytes.length > 0) {
-      const pending = pendingToolCalls(event.bytes);
+      const pending = pendingToolCallsOf(event.bytes);
       const used = event.tokenDetails?.usedTokens;
       if (pending > 0) {
         this.#staged = { bytes: event.bytes, pending, ...(used ? { used } : {}) };
@@ -379,35 +374,6 @@ export class ActiveTurn {
   cancel(): Promise<void> {
     return this.run.cancel();
   }
-}
-
-/** Events that show the model went on instead of re-issuing the stored batch. */
-const REISSUE_BREAKERS: ReadonlySet<RunEvent["type"]> = new Set([
-  "text-delta",
-  "thinking-delta",
-  "turn-ended",
-  "interaction",
-]);
-
-/** How many pending tool calls a checkpoint lists (0 when it cannot be read). */
-function pendingToolCalls(bytes: Uint8Array): number {
-  try {
-    return fromBinary(ConversationStateStructureSchema, bytes).pendingToolCalls.length;
-  } catch {
-    return 0;
-  }
-}
-
-/** Two Runs' counters as one (a counter is present when either had it). */
-function addCounters(a: TurnCounters, b: TurnCounters): TurnCounters {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
-    present: [...new Set([...a.present, ...b.present])],
-  };
 }
 
 async function raceWindow<T>(promise: Promise<T>, ms: number): Promise<T | "window-closed"> {

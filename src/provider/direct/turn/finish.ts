@@ -6,7 +6,7 @@
  */
 import type { JSONObject, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { RunActivity } from "../../../agent-run/run-activity.ts";
-import type { FinishEvent, FinishSource, UsageMode } from "../diagnostics/events.ts";
+import type { FinishEvent, FinishSource, UsageMode } from "../diagnostics/usage-events.ts";
 import { mapUsage, requestUsage, type UsageSource } from "../billing/map-usage.ts";
 import type { RunStreamState } from "./run-stream.ts";
 

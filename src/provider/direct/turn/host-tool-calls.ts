@@ -12,7 +12,6 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import type { DebugLogger } from "../../../core/logger.ts";
-import { CursorError } from "../../../core/cursor-error.ts";
 import type { AgentRun } from "../../../agent-run/agent-run.ts";
 import type { ExecServerMessage } from "../../../gen/agent/v1/exec_pb.ts";
 import type { TodoItem } from "../../../gen/agent/v1/common_pb.ts";
@@ -28,24 +27,11 @@ import { emitDiagnostic } from "../diagnostics/format.ts";
 import type { PendingInteraction } from "../interactions/interaction-relay.ts";
 import { TurnInteractions } from "../interactions/turn-interactions.ts";
 import { withRuleReminder } from "../interactions/rule-reminder.ts";
+import { ReissueWatch } from "./reissue-watch.ts";
 import { parseProbe, type RawFile } from "../tools/files/raw-file.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
 import { callIdOf } from "../../../conversation/checkpoint-eligibility.ts";
 import type { PendingStepCall } from "../../../conversation/conversation-state.ts";
-
-/**
- * The host's results for a batch Cursor re-issues on a continued Run (ADR 190), by
- * Cursor's tool call id, and what their delivery takes.
- */
-export interface ReissueBatch {
-  /** Host results by Cursor's tool call id (each stored call's result). */
-  readonly results: Map<string, LanguageModelV3ToolResultPart>;
-  readonly missingReason: string;
-  readonly reminder: { readonly text: string; readonly sent: () => void } | undefined;
-  readonly media: ResultMedia | undefined;
-  /** Called once every call of the batch was answered. */
-  readonly answered: (warnings: readonly string[]) => void;
-}
 
 /** A host tool call waiting for its result: one standing for an exec, or a display-only mirror. */
 type PendingCall =
@@ -85,9 +71,8 @@ export class HostToolCalls {
   readonly #logger: DebugLogger;
   readonly #workspaceRoot: string;
   readonly #images: ImageStaging | undefined;
-  #reissue: ReissueBatch | undefined;
-  #mismatch: string | undefined;
-  readonly #reissued: LanguageModelV3ToolResultPart[] = [];
+  /** The batch Cursor re-issues on a continued Run, answered with the host's results. */
+  readonly reissue: ReissueWatch = new ReissueWatch();
 
   constructor(options: {
     run: AgentRun;
@@ -136,48 +121,6 @@ export class HostToolCalls {
       calls.push({ cursorCallId, hostCallId, toolName: pending.call.toolName });
     }
     return calls;
-  }
-
-  /**
-   * Answers the batch Cursor re-issues on this Run with the host's results instead of
-   * emitting new host tool calls.
-   *
-   * @param batch The host's results by Cursor's tool call id.
-   */
-  expectReissue(batch: ReissueBatch): void {
-    this.#reissue = batch.results.size === 0 ? undefined : batch;
-  }
-
-  /** Some call of the re-issued batch has not come yet. */
-  get awaitingReissue(): boolean {
-    return this.#reissue !== undefined;
-  }
-
-  /** Some call of the re-issued batch came, and some has not yet. */
-  get reissueStarted(): boolean {
-    return this.#reissue !== undefined && this.#reissued.length > 0;
-  }
-
-  /** Why the re-issued batch did not match the stored one, once it did not. */
-  get reissueMismatch(): string | undefined {
-    return this.#mismatch;
-  }
-
-  /**
-   * The Run did not re-issue the stored batch: the continuation gives up (not retried, the
-   * caller rebuilds the step from host history).
-   *
-   * @param reason A runbook token (`unknown-call-<id>`, `other-tool-<id>`, `model-called`, …).
-   * @throws {CursorError} `interrupted`, always.
-   */
-  mismatchReissue(reason: string): never {
-    this.#mismatch = reason;
-    this.#reissue = undefined;
-    throw new CursorError(
-      "interrupted",
-      `Cursor did not re-issue the stored tool batch (${reason})`,
-      { retryable: false },
-    );
   }
 
   /**
@@ -291,7 +234,7 @@ export class HostToolCalls {
     emit: Emit,
     closeOpen: CloseOpen,
   ): Promise<boolean> {
-    if (this.#reissue !== undefined) return await this.#answerReissued(this.#reissue, exec, tools);
+    if (this.reissue.awaiting) return await this.#answerReissued(exec, tools);
     const stopped = this.interactions.stopReason;
     if (stopped !== undefined) {
       await this.#run.refuseExec(exec, stopped);
@@ -346,27 +289,18 @@ export class HostToolCalls {
    * @returns `false`: no host tool call was emitted.
    * @throws {CursorError} `interrupted` when the exec is not one of the stored batch.
    */
-  async #answerReissued(
-    batch: ReissueBatch,
-    exec: ExecServerMessage,
-    tools: HostTools,
-  ): Promise<boolean> {
+  async #answerReissued(exec: ExecServerMessage, tools: HostTools): Promise<boolean> {
     const cursorCallId = callIdOf(exec.message.value);
-    const result = cursorCallId === undefined ? undefined : batch.results.get(cursorCallId);
-    if (cursorCallId === undefined || result === undefined) {
-      this.mismatchReissue(`unknown-call-${cursorCallId ?? "without-id"}`);
-    }
+    const result = this.reissue.resultFor(cursorCallId);
     const decision = this.#decide(exec, tools);
     if (decision.type !== "call" || decision.call.toolName !== result.toolName) {
-      this.mismatchReissue(`other-tool-${cursorCallId}`);
+      this.reissue.giveUp(`other-tool-${cursorCallId}`);
     }
-    batch.results.delete(cursorCallId);
     this.#pending.set(result.toolCallId, { kind: "exec", exec, call: decision.call });
-    this.#reissued.push(result);
-    if (batch.results.size > 0) return false;
-    this.#reissue = undefined;
-    const taken = this.#reissued.splice(0);
-    batch.answered(await this.deliver(taken, batch.missingReason, batch.reminder, batch.media));
+    const whole = this.reissue.arrived(result);
+    if (whole === undefined) return false;
+    const { batch, results } = whole;
+    batch.answered(await this.deliver(results, batch.missingReason, batch.reminder, batch.media));
     return false;
   }
 

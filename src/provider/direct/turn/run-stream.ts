@@ -128,3 +128,21 @@ function closeReasoning(state: RunStreamState): LanguageModelV3StreamPart[] {
   state.reasoningId = undefined;
   return [{ type: "reasoning-end", id }];
 }
+
+/**
+ * Two Runs' counters as one (a counter is present when either had it).
+ *
+ * @param a One Run's counters.
+ * @param b The other's.
+ * @returns Their sums.
+ */
+export function addCounters(a: TurnCounters, b: TurnCounters): TurnCounters {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    present: [...new Set([...a.present, ...b.present])],
+  };
+}
