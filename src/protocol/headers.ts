@@ -105,6 +105,17 @@ export function baseHeaders(input: BaseHeaderInput): Record<string, string> {
 }
 
 /**
+ * What a streaming call (`Run`, `RunSSE`) sends beyond the base set: Connect's protocol
+ * version, the streaming content type, gzip acceptance and `x-cursor-streaming`.
+ */
+export const STREAMING_CALL_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "connect-protocol-version": "1",
+  "content-type": "application/connect+proto",
+  "connect-accept-encoding": "gzip",
+  "x-cursor-streaming": "true",
+});
+
+/**
  * Headers for a streaming call (`Run`, `RunSSE`): the base set plus the
  * streaming content type, gzip acceptance and `x-cursor-streaming`.
  *
@@ -112,12 +123,7 @@ export function baseHeaders(input: BaseHeaderInput): Record<string, string> {
  * @returns Lowercase header names and values.
  */
 export function streamingHeaders(input: BaseHeaderInput): Record<string, string> {
-  return {
-    ...baseHeaders(input),
-    "content-type": "application/connect+proto",
-    "connect-accept-encoding": "gzip",
-    "x-cursor-streaming": "true",
-  };
+  return { ...baseHeaders(input), ...STREAMING_CALL_HEADERS };
 }
 
 /**

@@ -14,16 +14,21 @@ import { failedReaching } from "../core/network-cause.ts";
 import { startDeadline } from "../core/deadline.ts";
 import { BidiRequestIdSchema } from "../gen/aiserver/v1/bidi_pb.ts";
 import { BIDI_APPEND_STEP_BYTES, encodeBidiAppendInSteps } from "../protocol/bidi-append.ts";
-import { encodeEnvelope } from "../protocol/envelope.ts";
-import { decodeErrorDetail } from "../protocol/error-detail.ts";
 import type {
   AgentRunStream,
   AgentTransport,
   OpenRunOptions,
   RunCredentials,
 } from "./agent-transport.ts";
-import { type Frame, readFrames } from "./frame-stream.ts";
+import type { Frame } from "./frame-stream.ts";
 import { errorFromResponse } from "./http-error.ts";
+import { withBearer } from "./renew-once.ts";
+import {
+  encodeRunMessage,
+  readRunFrames,
+  RUN_SSE_PATH,
+  runRequestHeaders,
+} from "./run-protocol.ts";
 
 /** Options for {@link createSseTransport}. */
 export interface SseTransportOptions {
@@ -45,7 +50,6 @@ export const MAX_APPENDS_IN_FLIGHT = 16;
 /** Deadline for one BidiAppend: 30 s. */
 const DEFAULT_APPEND_TIMEOUT_MS = 30_000;
 
-const RUN_SSE_PATH = "/agent.v1.AgentService/RunSSE";
 const BIDI_APPEND_PATH = "/aiserver.v1.BidiService/BidiAppend";
 
 /**
@@ -88,17 +92,11 @@ function openSseRun(
     state.failure ??= error;
     controller.abort(error);
   };
-  const headers = { ...run.headers, "x-request-id": run.requestId };
+  const headers = runRequestHeaders(run.headers, run.requestId);
   const response = fetchImpl(`${run.agentBaseURL}${RUN_SSE_PATH}`, {
     method: "POST",
-    headers: {
-      ...headers,
-      "content-type": "application/connect+proto",
-      "connect-protocol-version": "1",
-      "connect-accept-encoding": "gzip",
-      "x-cursor-streaming": "true",
-    },
-    body: encodeEnvelope(
+    headers,
+    body: encodeRunMessage(
       toBinary(BidiRequestIdSchema, create(BidiRequestIdSchema, { requestId: run.requestId })),
     ) as Uint8Array<ArrayBuffer>,
     signal,
@@ -127,7 +125,7 @@ function openSseRun(
         });
       });
     },
-    frames: readRunFrames(
+    frames: readSseFrames(
       response,
       { ...options, url: run.agentBaseURL },
       () => state.failure,
@@ -179,7 +177,12 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   ]).finally(() => clearTimeout(timer));
 }
 
-async function* readRunFrames(
+/**
+ * The RunSSE answer's frames. After the end-of-stream frame the body is read on to its end
+ * at once (bytes after the end-of-stream still fail), and `onTail` gets that read, so a
+ * closed Run can let it finish and keep its connection.
+ */
+async function* readSseFrames(
   responsePromise: Promise<Response>,
   options: SseTransportOptions & { readonly url: string },
   failure: () => CursorError | undefined,
@@ -193,39 +196,25 @@ async function* readRunFrames(
   }
   if (response.status !== 200) throw await errorFromResponse(response, "AgentService/RunSSE");
   if (!response.body) throw new CursorError("protocol", "RunSSE answered without a body");
-  let frames = 0;
-  const inner = readFrames(response.body, {
-    decodeDetail: decodeErrorDetail,
-    ...(options.maxFrameBytes === undefined ? {} : { maxBytes: options.maxFrameBytes }),
-    ...(options.readIdleMs === undefined ? {} : { readIdleMs: options.readIdleMs }),
+  const inner = readRunFrames(response.body, {
+    maxFrameBytes: options.maxFrameBytes,
+    readIdleMs: options.readIdleMs,
     partialFrameMs: options.partialFrameMs,
+    failure,
+    failureOf: (cause) => networkFailure(cause, "RunSSE", options.url),
   });
-  try {
-    for (;;) {
-      const next = await inner.next();
-      if (next.done === true) break;
-      frames++;
-      if (next.value.kind === "end") {
-        // Read on to the body's end at once (bytes after the end-of-stream still fail).
-        const tail = inner.next();
-        tail.catch(() => {});
-        onTail(tail);
-        yield next.value;
-        await tail;
-        return;
-      }
+  for (;;) {
+    const next = await inner.next();
+    if (next.done === true) return;
+    if (next.value.kind === "end") {
+      const tail = inner.next();
+      tail.catch(() => {});
+      onTail(tail);
       yield next.value;
+      await tail;
+      return;
     }
-  } catch (cause) {
-    throw failure() ??
-      (cause instanceof CursorError ? cause : networkFailure(cause, "RunSSE", options.url));
-  }
-  if (frames === 0) {
-    throw new CursorError(
-      "wrong_region",
-      "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
-      { retryable: false, replaySafe: true },
-    );
+    yield next.value;
   }
 }
 
@@ -321,13 +310,7 @@ async function withCurrentToken(
   signal: AbortSignal,
 ): Promise<Record<string, string>> {
   if (credentials === undefined) return headers;
-  const token = await credentials.current(signal);
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() !== "authorization") out[name] = value;
-  }
-  out.authorization = `Bearer ${token}`;
-  return out;
+  return withBearer(headers, await credentials.current(signal));
 }
 
 function appendLegHeaders(headers: Record<string, string>): Record<string, string> {

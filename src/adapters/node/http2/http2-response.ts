@@ -7,10 +7,10 @@
 import http2 from "node:http2";
 import { setImmediate } from "node:timers";
 import { CursorError } from "../../../core/cursor-error.ts";
-import { decodeErrorDetail } from "../../../protocol/error-detail.ts";
 import { classifyFailure } from "../../../protocol/classify.ts";
-import { type Frame, readFrames } from "../../../transport/frame-stream.ts";
+import type { Frame } from "../../../transport/frame-stream.ts";
 import { errorFromResponse } from "../../../transport/http-error.ts";
+import { readRunFrames } from "../../../transport/run-protocol.ts";
 
 /** How a Run's stream failed, as far as the stream's own events tell. */
 export interface StreamFailures {
@@ -33,36 +33,19 @@ export async function* readResponse(
     readonly partialFrameMs?: number | undefined;
   },
 ): AsyncGenerator<Frame, void, undefined> {
-  const { failure, streamFailure } = failures;
   const status = Number(headers[":status"] ?? 0);
-  const body = bodyOf(request, streamFailure);
+  const body = bodyOf(request, failures.streamFailure);
   if (status !== 200) {
     throw await errorFromResponse(new Response(body, { status }), "AgentService/Run");
   }
-  let frames = 0;
-  try {
-    for await (
-      const frame of readFrames(body, {
-        decodeDetail: decodeErrorDetail,
-        readIdleMs: limits.readIdleMs,
-        partialFrameMs: limits.partialFrameMs,
-      })
-    ) {
-      frames++;
-      yield frame;
-    }
-  } catch (error) {
-    throw failure() ?? (error instanceof CursorError ? error : streamFailure(error));
-  }
-  const failed = failure();
-  if (failed) throw failed;
-  if (frames === 0) {
-    throw new CursorError(
-      "wrong_region",
-      "Cursor accepted the Run and closed it without a single frame; the agent host may not serve your account's region (check the agent URL)",
-      { retryable: false, replaySafe: true },
-    );
-  }
+  // gRPC trailers arrive with the body's end: their failure is checked then.
+  yield* readRunFrames(body, {
+    readIdleMs: limits.readIdleMs,
+    partialFrameMs: limits.partialFrameMs,
+    failure: failures.failure,
+    failureOf: failures.streamFailure,
+    failureAtEnd: failures.failure,
+  });
 }
 
 /**
@@ -259,22 +242,6 @@ export function watchResponse(
       }).then(outcome);
     },
   };
-}
-
-/** A gRPC-style failure in HTTP/2 trailers (`grpc-status` other than 0), if any. */
-export function grpcTrailerError(trailers: http2.IncomingHttpHeaders): CursorError | undefined {
-  const status = Number(trailers["grpc-status"] ?? 0);
-  if (!status) return undefined;
-  const message = decodeURIComponent(String(trailers["grpc-message"] ?? ""));
-  const classification = classifyFailure({ grpcStatus: status, message });
-  return new CursorError(
-    classification.code,
-    `Cursor ended the Run with gRPC status ${status}${message ? `: ${message}` : ""}`,
-    {
-      retryable: classification.retryable,
-      replaySafe: classification.replaySafe,
-    },
-  );
 }
 
 /**

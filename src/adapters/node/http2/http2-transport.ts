@@ -8,15 +8,20 @@
  */
 import http2 from "node:http2";
 import { CursorError } from "../../../core/cursor-error.ts";
-import { encodeEnvelope } from "../../../protocol/envelope.ts";
 import type {
   AgentRunStream,
   AgentTransport,
   OpenRunOptions,
 } from "../../../transport/agent-transport.ts";
 import type { Frame } from "../../../transport/frame-stream.ts";
+import { createRenewOnce, refusesToken, withBearer } from "../../../transport/renew-once.ts";
 import {
-  grpcTrailerError,
+  encodeRunMessage,
+  RUN_PATH,
+  runRequestHeaders,
+  trailerError,
+} from "../../../transport/run-protocol.ts";
+import {
   readResponse,
   type ResponseWatch,
   streamFailureOf,
@@ -39,8 +44,6 @@ export interface Http2TransportOptions {
   /** The proxy an origin's connections tunnel through (CONNECT), if any. */
   readonly proxy?: ProxyLookup | undefined;
 }
-
-const RUN_PATH = "/agent.v1.AgentService/Run";
 
 /** How long after a GOAWAY a Run's open stream is reported as going away (ADR 171). */
 const GOAWAY_SETTLE_MS = 500;
@@ -107,19 +110,14 @@ function startAttempt(
   const request = session.request({
     ":method": "POST",
     ":path": RUN_PATH,
-    ...headers,
-    "x-request-id": run.requestId,
-    "content-type": "application/connect+proto",
-    "connect-protocol-version": "1",
-    "connect-accept-encoding": "gzip",
-    "x-cursor-streaming": "true",
+    ...runRequestHeaders(headers, run.requestId),
     "te": "trailers",
   }, run.signal ? { signal: run.signal } : {});
   let failure: CursorError | undefined;
   let status = 0;
   const streamFailure = (error: unknown) => streamFailureOf(error, run.signal?.aborted === true);
   request.on("error", (error) => (failure ??= streamFailure(error)));
-  request.on("trailers", (trailers) => (failure ??= grpcTrailerError(trailers)));
+  request.on("trailers", (trailers) => (failure ??= trailerError(trailers)));
   request.once("response", (answer) => (status = Number(answer[":status"] ?? 0)));
   // Listen for the answer now: it may arrive while the turn still awaits hashes or the
   // start message, long before anyone reads the frames.
@@ -148,87 +146,84 @@ function openHttp2Run(
   options: Http2TransportOptions,
 ): AgentRunStream {
   const drainMs = options.drainTimeoutMs ?? 5_000;
-  const rejected = run.credentials?.rejected?.bind(run.credentials);
-  let announced: () => void = () => {};
-  const goingAway = new Promise<void>((resolve) => (announced = resolve));
-  let settle: ReturnType<typeof setTimeout> | undefined;
-  // Frames and a stream error the server sent before its GOAWAY may still be in flight:
-  // they are read first, and only a stream still open after that is reported as going away.
-  const onGoaway = () => (settle ??= setTimeout(announced, GOAWAY_SETTLE_MS));
-  let attempt = startAttempt(first, run, run.headers, onGoaway);
-  let renewed = false;
+  const renewal = createRenewOnce(run.credentials?.rejected?.bind(run.credentials));
+  const goaway = goawayNotice();
+  let attempt = startAttempt(first, run, run.headers, goaway.heard);
   /** Envelopes sent before the answer was read: a Run re-opened after a 401 sends them again. */
   const unanswered: Uint8Array[] = [];
   let answered = false;
   let queue: Promise<void> = Promise.resolve();
-  const mayRenew = () => rejected !== undefined && !renewed;
+  // A stream Cursor refused for its token is re-opened and sent everything again.
+  const awaitsRenewal = (target: StreamAttempt) => target.refusedToken() && renewal.mayRenew;
   const writeTo = async (target: StreamAttempt, bytes: Uint8Array) => {
-    // A stream Cursor refused for its token is re-opened and sent everything again.
-    if (target.refusedToken() && mayRenew()) return;
+    if (awaitsRenewal(target)) return;
     try {
       await write(target.request, bytes, drainMs, target.failure);
     } catch (error) {
-      if (!(target.refusedToken() && mayRenew())) throw error;
+      if (!awaitsRenewal(target)) throw error;
     }
   };
-  /** Re-opens the Run once with a renewed token; false when no renewal is possible. */
-  const reopen = async (): Promise<boolean> => {
-    renewed = true;
-    const sent = bearerOf(run.headers);
-    if (rejected === undefined || sent === undefined) return false;
-    const fresh = await rejected(sent, run.signal).catch(() => undefined);
-    if (fresh === undefined || fresh === sent) return false;
+  /** Re-opens the Run with a renewed token, sending what was sent again. */
+  const reopen = async (token: string): Promise<void> => {
     const refused = attempt;
-    attempt = startAttempt(await session(), run, withBearer(run.headers, fresh), onGoaway);
+    attempt = startAttempt(await session(), run, withBearer(run.headers, token), goaway.heard);
     refused.release();
     const target = attempt;
     const replay = [...unanswered];
     queue = queue.catch(() => {}).then(async () => {
       for (const bytes of replay) await write(target.request, bytes, drainMs, target.failure);
     });
-    return true;
   };
   async function* frames(): AsyncGenerator<Frame, void, undefined> {
     const timeoutMs = options.connectTimeoutMs ?? 15_000;
-    let headers = await attempt.answer.wait(timeoutMs);
-    if (Number(headers[":status"] ?? 0) === 401 && mayRenew() && await reopen()) {
-      headers = await attempt.answer.wait(timeoutMs);
-    }
+    const headers = await renewal.settle(await attempt.answer.wait(timeoutMs), {
+      sent: run.headers,
+      refused: (answer) => refusesToken(Number(answer[":status"] ?? 0)),
+      resend: async (token) => {
+        await reopen(token);
+        return await attempt.answer.wait(timeoutMs);
+      },
+      signal: run.signal,
+    });
     answered = true;
     unanswered.length = 0;
     yield* readResponse(attempt.request, headers, attempt, options);
   }
   return {
     send(message) {
-      const bytes = encodeEnvelope(message);
+      const bytes = encodeRunMessage(message);
       if (!answered) unanswered.push(bytes);
       const target = attempt;
       queue = queue.then(() => writeTo(target, bytes));
       return queue;
     },
     frames: frames(),
-    goingAway,
+    goingAway: goaway.announced,
     close: () => {
-      clearTimeout(settle);
+      goaway.clear();
       attempt.release();
     },
   };
 }
 
-function bearerOf(headers: Record<string, string>): string | undefined {
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() === "authorization") return /^Bearer (.+)$/.exec(value)?.[1];
-  }
-  return undefined;
-}
-
-function withBearer(headers: Record<string, string>, token: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() !== "authorization") out[name] = value;
-  }
-  out.authorization = `Bearer ${token}`;
-  return out;
+/**
+ * When a Run's connection goes away. Frames and a stream error the server sent before its
+ * GOAWAY may still be in flight: they are read first, and only a stream still open after
+ * that is reported as going away.
+ */
+function goawayNotice(): {
+  readonly announced: Promise<void>;
+  readonly heard: () => void;
+  clear(): void;
+} {
+  let announce: () => void = () => {};
+  const announced = new Promise<void>((resolve) => (announce = resolve));
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  return {
+    announced,
+    heard: () => (settle ??= setTimeout(announce, GOAWAY_SETTLE_MS)),
+    clear: () => clearTimeout(settle),
+  };
 }
 
 function write(

@@ -16,6 +16,7 @@ import {
 } from "../../../auth/credential-redactor.ts";
 import { baseHeaders, resolveClientVersion } from "../../../protocol/headers.ts";
 import type { AgentTransport, RunCredentials } from "../../../transport/agent-transport.ts";
+import { createRenewOnce, refusesToken, withBearer } from "../../../transport/renew-once.ts";
 import type { ServerConfig } from "../../../transport/server-config.ts";
 import { createSseTransport } from "../../../transport/sse-transport.ts";
 import { createTransportChoice } from "../../../transport/transport-choice.ts";
@@ -340,19 +341,13 @@ function retryingRefusedToken(fetchImpl: typeof fetch, tokens: TokenSource): typ
   if (rejected === undefined) return fetchImpl;
   return async (input, init) => {
     const response = await fetchImpl(input, init);
-    if (response.status !== 401) return response;
-    const headers = new Headers(init?.headers);
-    const sent = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1];
-    if (sent === undefined) return response;
-    let fresh: string;
-    try {
-      fresh = await rejected(sent, init?.signal ?? undefined);
-    } catch {
-      return response;
-    }
-    if (fresh === sent) return response;
-    await response.body?.cancel().catch(() => {});
-    headers.set("authorization", `Bearer ${fresh}`);
-    return await fetchImpl(input, { ...init, headers });
+    const sent = new Headers(init?.headers);
+    return await createRenewOnce(rejected).settle(response, {
+      sent,
+      refused: (answer) => refusesToken(answer.status),
+      release: (answer) => answer.body?.cancel().catch(() => {}),
+      resend: (token) => fetchImpl(input, { ...init, headers: withBearer(sent, token) }),
+      signal: init?.signal ?? undefined,
+    });
   };
 }
