@@ -17,12 +17,12 @@
  *
  * @module
  */
-import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "./src/provider/settings/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 
 import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
 export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
-export type * from "./src/provider/public-types.ts";
+export type * from "./src/provider/public/public-types.ts";
 export type { CursorProvider } from "./src/provider/cursor-provider.ts";
 export { CursorLanguageModel } from "./src/provider/language-model.ts";
 export type {

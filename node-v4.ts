@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "./src/provider/settings/cursor-settings.ts";
 import {
   createCursorProviderV4,
   type CursorProviderV4,
-} from "./src/provider/cursor-provider-v4.ts";
+} from "./src/provider/v4/cursor-provider-v4.ts";
 import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 
 // Everything the web entry exports but its `createCursor`, which this module's own

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "./src/provider/settings/cursor-settings.ts";
 import { createCursorProvider, type CursorProvider } from "./src/provider/cursor-provider.ts";
 import { nodeProviderAdapters, nodeSettings } from "./src/adapters/node/provider-adapters.ts";
 

@@ -20,17 +20,17 @@
  *
  * @module
  */
-import type { CursorProviderSettings } from "./src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "./src/provider/settings/cursor-settings.ts";
 import {
   createCursorProviderV4,
   type CursorProviderV4,
-} from "./src/provider/cursor-provider-v4.ts";
+} from "./src/provider/v4/cursor-provider-v4.ts";
 
 import { runtimeEnvironment, webSignInAdvice } from "./src/adapters/web/runtime-env.ts";
 export { CURSOR_ERROR_CODES, CursorError } from "./src/core/cursor-error.ts";
-export type * from "./src/provider/public-types.ts";
-export type { CursorProviderV4 } from "./src/provider/cursor-provider-v4.ts";
-export { CursorLanguageModelV4 } from "./src/provider/language-model-v4.ts";
+export type * from "./src/provider/public/public-types.ts";
+export type { CursorProviderV4 } from "./src/provider/v4/cursor-provider-v4.ts";
+export { CursorLanguageModelV4 } from "./src/provider/v4/language-model-v4.ts";
 // `CursorCallInput` (the call as the provider takes it) is the AI SDK 6 call options plus
 // `reasoning`: name the type it is built on.
 export type { LanguageModelV3CallOptions } from "@ai-sdk/provider";

@@ -10,7 +10,7 @@ import { LONG_CONTEXT_THRESHOLD_TOKENS } from "../src/billing/rates.ts";
 import type { OpenCodeModelCost, OpenCodeTokenCost } from "../src/catalog/opencode-cost.ts";
 import { type OpenCodeModelEntry, openCodeModels } from "../src/catalog/opencode-entries.ts";
 import type { CursorProvider } from "../src/provider/cursor-provider.ts";
-import type { CursorProviderSettings } from "../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../src/provider/settings/cursor-settings.ts";
 import { API_KEY_LABEL } from "./auth/auth-methods.ts";
 import { createCatalogRuntime } from "./catalog/catalog-runtime.ts";
 import type { ClassicPluginDependencies } from "./classic.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { DEFAULT_API_BASE_URL } from "../src/provider/cursor-settings.ts";
+import { DEFAULT_API_BASE_URL } from "../src/provider/settings/cursor-settings.ts";
 import { DEFAULT_WEBSITE_URL } from "../src/auth/browser-login.ts";
 import { loopbackAllowedByEnv } from "../src/auth/cursor-origin.ts";
 

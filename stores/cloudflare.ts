@@ -46,4 +46,4 @@ export {
   type DurableObjectStateLike,
   type DurableObjectStorageLike,
 } from "../src/adapters/cloudflare/snapshot-durable-object.ts";
-export type * from "../src/provider/public-snapshot-types.ts";
+export type * from "../src/provider/public/public-snapshot-types.ts";

@@ -23,4 +23,4 @@ export {
   type KvKeyLike,
   type KvLike,
 } from "../src/adapters/deno/snapshot-kv-store.ts";
-export type * from "../src/provider/public-snapshot-types.ts";
+export type * from "../src/provider/public/public-snapshot-types.ts";

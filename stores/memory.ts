@@ -23,4 +23,4 @@ export {
   createMemorySnapshotStore,
   type MemorySnapshotStoreOptions,
 } from "../src/snapshot/store.ts";
-export type * from "../src/provider/public-snapshot-types.ts";
+export type * from "../src/provider/public/public-snapshot-types.ts";

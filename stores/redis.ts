@@ -21,4 +21,4 @@ export {
   type RedisCommandClient,
   type RedisSnapshotStoreOptions,
 } from "../src/adapters/redis/snapshot-redis-store.ts";
-export type * from "../src/provider/public-snapshot-types.ts";
+export type * from "../src/provider/public/public-snapshot-types.ts";

@@ -25,4 +25,4 @@ export {
   type UpstashFetch,
   type UpstashSnapshotStoreOptions,
 } from "../src/adapters/upstash/snapshot-upstash-store.ts";
-export type * from "../src/provider/public-snapshot-types.ts";
+export type * from "../src/provider/public/public-snapshot-types.ts";

@@ -12,7 +12,7 @@ import type { CatalogModel } from "../../src/catalog/catalog-model.ts";
 import { checkModelSelection } from "../../src/catalog/variant-selection.ts";
 import type { DebugLogger } from "../../src/core/logger.ts";
 import { NPM_NAMES } from "../../src/core/package-name.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 import type { CursorProvider } from "../../src/provider/cursor-provider.ts";
 import {
   accessTokenGetter,

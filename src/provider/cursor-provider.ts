@@ -8,14 +8,14 @@ import { CursorError } from "../core/cursor-error.ts";
 import { silentLogger } from "../core/logger.ts";
 import { PUBLISHED_AS } from "../core/package-name.ts";
 import { createResumeCache } from "../cli/resume-cache.ts";
-import type { CursorProviderSettings } from "./cursor-settings.ts";
+import type { CursorProviderSettings } from "./settings/cursor-settings.ts";
 import { CursorLanguageModel } from "./language-model.ts";
 import type { TurnBackend } from "./turn-backend.ts";
 import { DirectBackend } from "./direct/direct-backend.ts";
 import { CliBackend } from "./cli/cli-backend.ts";
 import { resolveProviderConfig } from "./direct/config/provider-config.ts";
 import type { ProviderAdapters } from "./provider-adapters.ts";
-import { checkProviderSettings } from "./settings-check.ts";
+import { checkProviderSettings } from "./settings/settings-check.ts";
 import { DEFAULT_SIGN_IN_ADVICE } from "./api-call-error.ts";
 
 /** The Cursor provider: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */

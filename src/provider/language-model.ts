@@ -15,13 +15,13 @@ import type {
   SharedV3Warning,
 } from "@ai-sdk/provider";
 import { type ApiCallContext, toProviderError } from "./api-call-error.ts";
-import { buildCallArgs, type CallArgs, type CursorCallInput } from "./call-args.ts";
-import { foldStreamResult } from "./generate-fold.ts";
+import { buildCallArgs, type CallArgs, type CursorCallInput } from "./model-call/call-args.ts";
+import { foldStreamResult } from "./model-call/generate-fold.ts";
 import {
   structuredOutputOf,
   structuredOutputStream,
   withStructuredOutputInstruction,
-} from "./structured-output.ts";
+} from "./model-call/structured-output.ts";
 import type { BackendTurn, TurnBackend } from "./turn-backend.ts";
 
 /**

@@ -7,7 +7,7 @@
  * @module
  */
 import type { LanguageModelV3StreamPart, SharedV3Warning } from "@ai-sdk/provider";
-import type { BackendCapabilities, CallArgs } from "./call-args.ts";
+import type { BackendCapabilities, CallArgs } from "./model-call/call-args.ts";
 import type { ApiCallContext } from "./api-call-error.ts";
 
 /** The backends: Cursor's agent protocol spoken directly, or the `cursor-agent` CLI. */

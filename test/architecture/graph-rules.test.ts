@@ -109,6 +109,14 @@ describe("architecture: negative samples", () => {
       [],
     );
     assert.deepEqual(placement("src/provider/direct/a.ts", 'import { u } from "./b.ts";\n'), []);
+    assert.deepEqual(
+      placement("src/provider/direct/a.ts", 'import { o } from "../settings/cursor-options.ts";\n'),
+      [],
+    );
+    assert.deepEqual(
+      placement("src/provider/public/a.ts", 'import type { p } from "../direct/b.ts";\n'),
+      [],
+    );
   });
 
   it("rejects imports between different layers of the same rank", () => {

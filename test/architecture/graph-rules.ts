@@ -21,7 +21,13 @@ export const SAME_RANK_ALLOWED: readonly (readonly [string, string])[] = [
 ];
 
 /** Folders under src/provider that every backend folder may import (shared, not a backend). */
-export const SHARED_PROVIDER_FOLDERS: readonly string[] = ["tools"];
+export const SHARED_PROVIDER_FOLDERS: readonly string[] = [
+  "tools",
+  "model-call",
+  "settings",
+  "public",
+  "v4",
+];
 
 /** The lowest layer rank allowed to import each npm package (others: any layer but core). */
 export const PACKAGE_FLOORS: Readonly<Record<string, number>> = {
@@ -141,7 +147,11 @@ function siblingProblem(path: string, target: string): string | undefined {
   const from = providerFolder(path);
   const to = providerFolder(target);
   if (from === undefined || to === undefined || from === to) return undefined;
-  if (SHARED_PROVIDER_FOLDERS.includes(to)) return undefined;
+  // Shared folders stand where the provider's top files do: any folder may use them, and
+  // they may name a backend's types (the public type list, the settings).
+  if (SHARED_PROVIDER_FOLDERS.includes(to) || SHARED_PROVIDER_FOLDERS.includes(from)) {
+    return undefined;
+  }
   return `src/provider/${from} imports sibling backend folder src/provider/${to} (${
     JSON.stringify(target)
   })`;

@@ -10,7 +10,7 @@ import process from "node:process";
 import { inspect } from "node:util";
 import { APICallError, generateText, streamText } from "ai";
 import { createCursorProvider } from "../../src/provider/cursor-provider.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 import type { ProcessRunner, ProcessSpawnOptions } from "../../src/cli/process-runner.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { CursorError } from "../../src/core/cursor-error.ts";

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { createMemoryLogger } from "../../src/core/logger.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 import type { CursorProvider } from "../../src/provider/cursor-provider.ts";
 import type { CatalogModel } from "../../src/catalog/catalog-model.ts";
 import { serializeCatalogCache } from "../../src/catalog/model-cache.ts";

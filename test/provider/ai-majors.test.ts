@@ -10,7 +10,7 @@ import { APICallError } from "@ai-sdk/provider";
 import { isAbortError } from "@ai-sdk/provider-utils";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { CursorLanguageModel } from "../../src/provider/language-model.ts";
-import { CursorLanguageModelV4 } from "../../src/provider/language-model-v4.ts";
+import { CursorLanguageModelV4 } from "../../src/provider/v4/language-model-v4.ts";
 import { withEmulator } from "../support/emulator.ts";
 import { AI_MAJORS } from "../support/ai-majors.ts";
 

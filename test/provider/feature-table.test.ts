@@ -1,5 +1,5 @@
 /**
- * The feature table of docs/ai-sdk.md is the code's table (src/provider/feature-support.ts),
+ * The feature table of docs/ai-sdk.md is the code's table (src/provider/model-call/feature-support.ts),
  * row for row; its rows are exactly the AI SDK's call options and part kinds of both
  * majors (read from the types with the TypeScript checker, so an option the SDK adds
  * fails here until it has a row); and each status is what the provider does.
@@ -14,9 +14,9 @@ import {
   PROMPT_PART_SUPPORT,
   STREAM_PART_SUPPORT,
   type SupportRow,
-} from "../../src/provider/feature-support.ts";
-import { buildCallArgs } from "../../src/provider/call-args.ts";
-import { convertCallOptionsV4 } from "../../src/provider/v4-conversion.ts";
+} from "../../src/provider/model-call/feature-support.ts";
+import { buildCallArgs } from "../../src/provider/model-call/call-args.ts";
+import { convertCallOptionsV4 } from "../../src/provider/v4/v4-conversion.ts";
 import { CursorError } from "../../src/core/cursor-error.ts";
 
 const DIRECT = { label: "Cursor's agent", files: "images", reasoningVariants: true } as const;

@@ -14,7 +14,7 @@ import {
   createMemorySnapshotStore,
 } from "../../src/snapshot/store.ts";
 import { decodeSnapshot, encodeSnapshot } from "../../src/snapshot/codec.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 import { emulatorProvider, withEmulator } from "../support/emulator.ts";
 import { complete, declaredBash, firstStep, lastModelContext, user } from "./support.ts";
 

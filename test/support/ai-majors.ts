@@ -9,7 +9,7 @@ import * as ai7 from "ai-v7";
 import { createCursor as createCursorV3 } from "../../node.ts";
 import { createCursor as createCursorV4 } from "../../node-v4.ts";
 import type { CursorEmulator } from "../../src/testing/mod.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 
 /** What a test reads from a warning. */
 export interface WarningSeen {

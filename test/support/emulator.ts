@@ -8,7 +8,7 @@ import {
 } from "../../src/testing/mod.ts";
 import { createCursor } from "../../node.ts";
 import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 
 /** The HTTP/2 transport, with its `close()`. */
 type Http2Transport = ReturnType<typeof createHttp2Transport>;

@@ -5,7 +5,7 @@ import { generateText, streamText } from "ai";
 import { CursorError } from "../../src/core/cursor-error.ts";
 import { createMemoryLogger } from "../../src/core/logger.ts";
 import { createCursorProvider } from "../../src/provider/cursor-provider.ts";
-import type { CursorProviderSettings } from "../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../src/provider/settings/cursor-settings.ts";
 import { createHttp2Transport } from "../../src/adapters/node/http2/http2-transport.ts";
 import { HTTP2_RETRY_AFTER_MS } from "../../src/transport/transport-choice.ts";
 import {

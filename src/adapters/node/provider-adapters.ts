@@ -7,7 +7,7 @@
  * @module
  */
 import type { ProviderAdapters } from "../../provider/provider-adapters.ts";
-import type { CursorProviderSettings } from "../../provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../provider/settings/cursor-settings.ts";
 import { proxyFor } from "../../transport/proxy-rules.ts";
 import { proxyAwareFetch } from "./proxy/proxy-aware-fetch.ts";
 import { createDeferredHttp2Transport } from "./http2/deferred-http2-transport.ts";

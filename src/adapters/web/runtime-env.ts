@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CursorEnvironment } from "../../provider/cursor-settings.ts";
+import type { CursorEnvironment } from "../../provider/settings/cursor-settings.ts";
 
 /** The variables the web entries read. */
 const NAMES = [

@@ -35,8 +35,8 @@ import {
 import type { ToolExecution } from "./stream-mapper.ts";
 import { hostToolsOf, toolFingerprint } from "./tool-fingerprint.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
-import type { BackendCapabilities, CallArgs } from "../call-args.ts";
-import { callWorkspace } from "../call-workspace.ts";
+import type { BackendCapabilities, CallArgs } from "../model-call/call-args.ts";
+import { callWorkspace } from "../model-call/call-workspace.ts";
 import { CursorLanguageModel } from "../language-model.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import { argvFor, childEnvironment, permissionsOf, runTurn, type TurnContext } from "./run-turn.ts";

@@ -9,7 +9,7 @@
 import type { SharedV3Warning } from "@ai-sdk/provider";
 import { CursorError } from "../../core/cursor-error.ts";
 import type { ApiCallContext } from "../api-call-error.ts";
-import type { BackendCapabilities, CallArgs } from "../call-args.ts";
+import type { BackendCapabilities, CallArgs } from "../model-call/call-args.ts";
 import type { ProviderConfig } from "./config/provider-config.ts";
 import type { BackendTurn, TurnBackend } from "../turn-backend.ts";
 import type { ConvertedPrompt } from "./call/convert-prompt.ts";

@@ -12,7 +12,7 @@ import { createNodeGitRunner } from "../../../src/adapters/node/process/git-runn
 import type { DebugLogger } from "../../../src/core/logger.ts";
 import type { InteractionUpdateSchema } from "../../../src/gen/agent/v1/interaction_update_pb.ts";
 import { createCursorProvider } from "../../../src/provider/cursor-provider.ts";
-import type { CursorProviderSettings } from "../../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../../src/provider/settings/cursor-settings.ts";
 import type { GitRunner } from "../../../src/agent-run/git-facts.ts";
 import { createMemorySnapshotStore } from "../../../src/snapshot/store.ts";
 import type { CursorEmulator } from "../../../src/testing/mod.ts";

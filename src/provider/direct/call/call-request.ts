@@ -6,8 +6,8 @@
  * @module
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3ToolResultPart } from "@ai-sdk/provider";
-import type { CallArgs } from "../../call-args.ts";
-import type { CursorCallOptions } from "../../cursor-options.ts";
+import type { CallArgs } from "../../model-call/call-args.ts";
+import type { CursorCallOptions } from "../../settings/cursor-options.ts";
 import { type ConvertedPrompt, convertPrompt } from "./convert-prompt.ts";
 import { isCompactionCall } from "./compaction-call.ts";
 import { trailingToolResults } from "./prompt-digests.ts";

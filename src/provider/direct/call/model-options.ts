@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { CursorCallOptions, CursorParameter } from "../../cursor-options.ts";
+import type { CursorCallOptions, CursorParameter } from "../../settings/cursor-options.ts";
 
-export type { CursorCallOptions, CursorParameter } from "../../cursor-options.ts";
+export type { CursorCallOptions, CursorParameter } from "../../settings/cursor-options.ts";
 
 /** The model selection as it goes on the wire. */
 export interface ModelSelection {

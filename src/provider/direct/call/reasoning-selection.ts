@@ -10,7 +10,7 @@
 import type { SharedV3Warning } from "@ai-sdk/provider";
 import type { CatalogModel } from "../../../catalog/catalog-model.ts";
 import { reasoningVariant } from "../../../catalog/reasoning-variant.ts";
-import type { CallArgs } from "../../call-args.ts";
+import type { CallArgs } from "../../model-call/call-args.ts";
 import { type CursorCallOptions, type ModelSelection, selectModel } from "./model-options.ts";
 
 /** What the selection reads. */

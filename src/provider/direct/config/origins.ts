@@ -7,7 +7,10 @@
 import { loopbackAllowedByEnv, validateCursorOrigin } from "../../../auth/cursor-origin.ts";
 import { validateAgentOrigin } from "../../../protocol/agent-host.ts";
 import { fetchServerConfig, type ServerConfig } from "../../../transport/server-config.ts";
-import { type CursorProviderSettings, DEFAULT_API_BASE_URL } from "../../cursor-settings.ts";
+import {
+  type CursorProviderSettings,
+  DEFAULT_API_BASE_URL,
+} from "../../settings/cursor-settings.ts";
 
 /** The agent origin for a request with these headers (looked up on first use). */
 export type AgentOriginLookup = (

@@ -37,7 +37,7 @@ import type { UsageMode } from "../diagnostics/usage-events.ts";
 import { type BillingBook, createBillingBook, interruptRun } from "../billing/turn-billing.ts";
 import { createRetryLedger, type RetryLedger } from "../../../conversation/retry-budget.ts";
 import type { ProviderAdapters } from "../../provider-adapters.ts";
-import type { CursorProviderSettings } from "../../cursor-settings.ts";
+import type { CursorProviderSettings } from "../../settings/cursor-settings.ts";
 import type { ImageStaging } from "../tools/media/image-save.ts";
 import { type AgentOriginLookup, agentOriginLookup, resolveOrigins } from "./origins.ts";
 import { resolveMachineId, resolveWorkspace, workspaceRootOf } from "./workspace-facts.ts";

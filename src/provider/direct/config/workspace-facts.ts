@@ -8,7 +8,7 @@ import { sha256Hex } from "../../../core/bytes.ts";
 import { CursorError } from "../../../core/cursor-error.ts";
 import type { WorkspaceFacts } from "../../../agent-run/request-context.ts";
 import type { ProviderAdapters } from "../../provider-adapters.ts";
-import type { CursorProviderSettings } from "../../cursor-settings.ts";
+import type { CursorProviderSettings } from "../../settings/cursor-settings.ts";
 
 /**
  * The machine id Cursor's requests carry: the configured one (64 lowercase hex digits),

@@ -29,7 +29,7 @@ import {
   type ServerBlobKnowledge,
 } from "../../../agent-run/blobs/blob-push.ts";
 import { buildExecutePlanRequest } from "../../../agent-run/query-routing.ts";
-import type { CursorCallOptions } from "../../cursor-options.ts";
+import type { CursorCallOptions } from "../../settings/cursor-options.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
 import type { ProviderConfig } from "../config/provider-config.ts";
 import { ActiveTurn, type TurnOptions } from "../turn/active-turn.ts";

@@ -22,7 +22,7 @@ import type { ProviderConfig } from "../config/provider-config.ts";
 import { ActiveTurn } from "../turn/active-turn.ts";
 import type { StartFacts } from "../turn-types.ts";
 import { openAgentRun, turnServices } from "./run-opener.ts";
-import type { CursorCallOptions } from "../../cursor-options.ts";
+import type { CursorCallOptions } from "../../settings/cursor-options.ts";
 import type { ResultMedia } from "../tools/media/tool-images.ts";
 import { dueRuleReminder } from "../interactions/rule-reminder.ts";
 

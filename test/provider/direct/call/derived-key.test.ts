@@ -7,7 +7,7 @@ import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
 import { emulatorProvider, hostTools, withEmulator } from "../../../support/emulator.ts";
 import { createSnapshotFileStore } from "../../../../src/adapters/node/files/snapshot-file-store.ts";
 import type { CursorEmulator, RunRecord } from "../../../../src/testing/mod.ts";
-import type { CursorProviderSettings } from "../../../../src/provider/cursor-settings.ts";
+import type { CursorProviderSettings } from "../../../../src/provider/settings/cursor-settings.ts";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import {
   derivedKey,

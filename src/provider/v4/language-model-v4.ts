@@ -12,8 +12,8 @@ import type {
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider-v4";
-import { callError, CursorLanguageModel } from "./language-model.ts";
-import type { TurnBackend } from "./turn-backend.ts";
+import { callError, CursorLanguageModel } from "../language-model.ts";
+import type { TurnBackend } from "../turn-backend.ts";
 import {
   convertCallOptionsV4,
   convertContentToV4,
@@ -27,7 +27,7 @@ import {
  *
  * @example
  * ```ts
- * import { createCursor } from "../../v4.ts";
+ * import { createCursor } from "../../../v4.ts";
  *
  * const model = createCursor({ accessToken: "token" })("composer-2");
  * console.assert(model.specificationVersion === "v4" && model.provider === "cursor.direct");

@@ -7,7 +7,7 @@
  */
 import type { LanguageModelV4, ProviderV4 } from "@ai-sdk/provider-v4";
 import { CursorLanguageModelV4 } from "./language-model-v4.ts";
-import { buildProvider, type ProviderFactory } from "./cursor-provider.ts";
+import { buildProvider, type ProviderFactory } from "../cursor-provider.ts";
 
 /** The Cursor provider for AI SDK 7: callable as `cursor(modelId)` and as `cursor.languageModel(modelId)`. */
 export interface CursorProviderV4 extends ProviderV4 {

@@ -7,10 +7,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { isAbortError } from "@ai-sdk/provider-utils";
 import { APICallError, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { CursorError } from "../../src/core/cursor-error.ts";
-import { foldStreamResult } from "../../src/provider/generate-fold.ts";
-import { toProviderError } from "../../src/provider/api-call-error.ts";
-import { buildCallArgs } from "../../src/provider/call-args.ts";
+import { CursorError } from "../../../src/core/cursor-error.ts";
+import { foldStreamResult } from "../../../src/provider/model-call/generate-fold.ts";
+import { toProviderError } from "../../../src/provider/api-call-error.ts";
+import { buildCallArgs } from "../../../src/provider/model-call/call-args.ts";
 
 const usage = {
   inputTokens: { total: 10, noCache: 4, cacheRead: 6, cacheWrite: 0 },

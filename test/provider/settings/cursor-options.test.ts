@@ -1,10 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { APICallError, generateText } from "ai";
-import { createCursor, type CursorProviderOptions } from "../../mod.ts";
-import { CursorError } from "../../src/core/cursor-error.ts";
-import { CURSOR_OPTION_KEYS, parseCursorOptions } from "../../src/provider/cursor-options.ts";
-import { createScriptedTransport, replyWithText } from "../support/scripted-transport.ts";
+import { createCursor, type CursorProviderOptions } from "../../../mod.ts";
+import { CursorError } from "../../../src/core/cursor-error.ts";
+import {
+  CURSOR_OPTION_KEYS,
+  parseCursorOptions,
+} from "../../../src/provider/settings/cursor-options.ts";
+import { createScriptedTransport, replyWithText } from "../../support/scripted-transport.ts";
 
 const base = {
   accessToken: "test-token",

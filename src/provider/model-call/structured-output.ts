@@ -14,7 +14,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
+import { CursorError } from "../../core/cursor-error.ts";
 import { type JsonSchemaLike, schemaMismatch } from "./json-schema-check.ts";
 
 /** What a JSON response format asks for. */

@@ -8,8 +8,8 @@
  * @module
  */
 import type { SharedV3ProviderOptions, SharedV3Warning } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
-import { parseSessionRules, type SessionRules } from "./direct/interactions/session-rules.ts";
+import { CursorError } from "../../core/cursor-error.ts";
+import { parseSessionRules, type SessionRules } from "../direct/interactions/session-rules.ts";
 
 /** A Cursor model parameter (`effort=high`, `thinking=true`, `context=1m`, …). */
 export interface CursorParameter {
@@ -25,7 +25,7 @@ export interface CursorParameter {
  *
  * @example Type-checked provider options
  * ```ts
- * import type { CursorProviderOptions } from "../../mod.ts";
+ * import type { CursorProviderOptions } from "../../../mod.ts";
  *
  * const cursor = { sessionId: "chat-1", usage: "request" } satisfies CursorProviderOptions;
  * console.assert(cursor.sessionId === "chat-1");

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { CursorError } from "../core/cursor-error.ts";
+import { CursorError } from "../../core/cursor-error.ts";
 import type { CursorProviderSettings } from "./cursor-settings.ts";
 
 const TIMEOUT_KEYS = ["unaryMs", "readIdleMs", "appendMs"] as const;

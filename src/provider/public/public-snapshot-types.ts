@@ -11,4 +11,4 @@ export type {
   SnapshotWrite,
   SnapshotWriteOptions,
   VersionedSnapshotStore,
-} from "../snapshot/store.ts";
+} from "../../snapshot/store.ts";

@@ -1,5 +1,5 @@
 /**
- * One public surface for the four provider entries (src/provider/public-types.ts), and
+ * One public surface for the four provider entries (src/provider/public/public-types.ts), and
  * messages that name the package as each registry's users import it.
  */
 import { describe, it } from "node:test";
@@ -8,14 +8,14 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider-v4";
-import * as web from "../../mod.ts";
-import type * as Web from "../../mod.ts";
-import type * as Node from "../../node.ts";
-import type * as WebV4 from "../../v4.ts";
-import type * as NodeV4 from "../../node-v4.ts";
-import * as webV4 from "../../v4.ts";
-import { JSR_NAMES, NPM_NAMES, PUBLISHED_AS } from "../../src/core/package-name.ts";
-import { useNpmNames } from "../../scripts/lib/registry-names.ts";
+import * as web from "../../../mod.ts";
+import type * as Web from "../../../mod.ts";
+import type * as Node from "../../../node.ts";
+import type * as WebV4 from "../../../v4.ts";
+import type * as NodeV4 from "../../../node-v4.ts";
+import * as webV4 from "../../../v4.ts";
+import { JSR_NAMES, NPM_NAMES, PUBLISHED_AS } from "../../../src/core/package-name.ts";
+import { useNpmNames } from "../../../scripts/lib/registry-names.ts";
 
 /** `true` only when `A` and `B` are the same type. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

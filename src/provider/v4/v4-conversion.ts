@@ -26,8 +26,8 @@ import type {
   SharedV4Warning,
 } from "@ai-sdk/provider-v4";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import { CursorError } from "../core/cursor-error.ts";
-import type { CursorCallInput } from "./call-args.ts";
+import { CursorError } from "../../core/cursor-error.ts";
+import type { CursorCallInput } from "../model-call/call-args.ts";
 
 /** V4 call options as the provider's call input, with what could not be carried over. */
 export interface ConvertedCall {

@@ -9,7 +9,7 @@
  * @module
  */
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
-import { readCursorOptions } from "./cursor-options.ts";
+import { readCursorOptions } from "../settings/cursor-options.ts";
 
 /**
  * Reads and checks the call's workspace directory, if it names one.

@@ -16,16 +16,16 @@ import { join } from "node:path";
 import process from "node:process";
 import { fromBinary } from "@bufbuild/protobuf";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
-import { createCursor } from "../../node.ts";
-import { callWorkspace } from "../../src/provider/call-workspace.ts";
-import { CursorError } from "../../src/core/cursor-error.ts";
-import { directiveScenario } from "../../src/testing/mod.ts";
+import { createCursor } from "../../../node.ts";
+import { callWorkspace } from "../../../src/provider/model-call/call-workspace.ts";
+import { CursorError } from "../../../src/core/cursor-error.ts";
+import { directiveScenario } from "../../../src/testing/mod.ts";
 import {
   type RequestContext,
   RequestContextSchema,
-} from "../../src/gen/agent/v1/request_context_pb.ts";
-import { installFakeCursorAgent } from "../../src/testing/adapters/fake-cursor-agent/install.ts";
-import { withEmulator } from "../support/emulator.ts";
+} from "../../../src/gen/agent/v1/request_context_pb.ts";
+import { installFakeCursorAgent } from "../../../src/testing/adapters/fake-cursor-agent/install.ts";
+import { withEmulator } from "../../support/emulator.ts";
 
 /** A git repository on its own branch, removed by the caller. */
 function project(branch: string): string {

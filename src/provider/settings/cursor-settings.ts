@@ -3,12 +3,12 @@
  *
  * @module
  */
-import type { DebugLogger } from "../core/logger.ts";
-import type { AgentTransport } from "../transport/agent-transport.ts";
-import type { WorkspaceFacts } from "../agent-run/request-context.ts";
-import type { ConversationSnapshotStore } from "../snapshot/store.ts";
-import type { CliBackendSettings } from "./cli/cli-backend.ts";
-import type { ImageStaging } from "./direct/tools/media/image-save.ts";
+import type { DebugLogger } from "../../core/logger.ts";
+import type { AgentTransport } from "../../transport/agent-transport.ts";
+import type { WorkspaceFacts } from "../../agent-run/request-context.ts";
+import type { ConversationSnapshotStore } from "../../snapshot/store.ts";
+import type { CliBackendSettings } from "../cli/cli-backend.ts";
+import type { ImageStaging } from "../direct/tools/media/image-save.ts";
 
 /** Environment values the provider reads (passed in; the core never reads globals). */
 export interface CursorEnvironment {

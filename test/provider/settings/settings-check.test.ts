@@ -2,8 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
 import { APICallError, generateText } from "ai";
-import { createCursor } from "../../mod.ts";
-import { CursorError } from "../../src/core/cursor-error.ts";
+import { createCursor } from "../../../mod.ts";
+import { CursorError } from "../../../src/core/cursor-error.ts";
 
 function configError(make: () => unknown, pattern: RegExp): void {
   assert.throws(make, (error: unknown) => {

@@ -18,7 +18,7 @@ import type {
   SharedV3ProviderMetadata,
   SharedV3Warning,
 } from "@ai-sdk/provider";
-import { CursorError } from "../core/cursor-error.ts";
+import { CursorError } from "../../core/cursor-error.ts";
 
 type TextContent = Extract<LanguageModelV3Content, { type: "text" | "reasoning" }>;
 

@@ -7,10 +7,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { APICallError } from "@ai-sdk/provider";
-import { withEmulator } from "../support/emulator.ts";
-import { AI_MAJORS } from "../support/ai-majors.ts";
-import { schemaMismatch } from "../../src/provider/json-schema-check.ts";
-import { extractJson } from "../../src/provider/structured-output.ts";
+import { withEmulator } from "../../support/emulator.ts";
+import { AI_MAJORS } from "../../support/ai-majors.ts";
+import { schemaMismatch } from "../../../src/provider/model-call/json-schema-check.ts";
+import { extractJson } from "../../../src/provider/model-call/structured-output.ts";
 
 const quiet = { maxRetries: 0 } as const;
 

@@ -12,7 +12,7 @@ import type {
   LanguageModelV3ProviderTool,
   SharedV3Warning,
 } from "@ai-sdk/provider";
-import { type CursorCallOptions, parseCursorOptions } from "./cursor-options.ts";
+import { type CursorCallOptions, parseCursorOptions } from "../settings/cursor-options.ts";
 
 /** What a backend can take from a call, for the warnings of what it cannot. */
 export interface BackendCapabilities {
